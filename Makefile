@@ -1,0 +1,50 @@
+# The two commands a newcomer needs:  `make book`  and  `make test`  (see README.md).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# A local folder laid out like ../shared/data; empty -> download from the official sources.
+DATA_MIRROR ?= $(wildcard ../shared/data)
+DATA_DIR ?= data
+# Extra pip options for torch, e.g. TORCH_PIP_OPTS="--index-url <PyTorch CPU index>" on other machines.
+TORCH_PIP_OPTS ?=
+
+.PHONY: install data notebooks book test test-unit clean help
+
+help:
+	@echo "make book   - install, fetch the data, run every notebook (papermill), build the HTML book in _build/html"
+	@echo "make test   - install and run the tests"
+	@echo "make data   - fill $(DATA_DIR)/ from DATA_MIRROR=$(DATA_MIRROR) or the official sources"
+	@echo "make clean  - remove executed notebooks, stamps and the built book"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# torch first (the CPU build), then the project with its pinned dependencies, then the kernel.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q torch==2.13.0 $(TORCH_PIP_OPTS)
+	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (proofbook)" >/dev/null
+	touch $@
+
+install: $(VENV)/.installed
+
+data: install
+	$(BIN)/python -m proofbook data --dest $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
+
+notebooks: data
+	PROOFBOOK_DATA=$(abspath $(DATA_DIR)) $(BIN)/python -m proofbook run-all
+
+book: notebooks
+	$(BIN)/jupyter-book build . --builder html
+	@echo "The book is in _build/html/index.html"
+
+test: install
+	$(BIN)/python -m pytest
+
+test-unit: install
+	$(BIN)/python -m pytest -m "unit"
+
+clean:
+	rm -rf _build
+	find notebooks -name '*.ipynb' -delete

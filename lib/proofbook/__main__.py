@@ -1,0 +1,56 @@
+"""Command line: ``python -m proofbook run|run-all|data``.
+
+- ``run NOTEBOOK.py [-p NAME VALUE ...] [--output PATH]``: execute one notebook (see :mod:`proofbook.runner`).
+- ``run-all [-p NAME VALUE ...] [--force]``: every notebook of the book, skipping unchanged ones.
+- ``data [--dest data] [--mirror DIR] [--only FOLDER ...]``: fill the data directory (see :mod:`proofbook.data.fetch`).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _parameters(pairs) -> dict:
+    from proofbook.runner import parse_value
+
+    return {name: parse_value(value) for name, value in (pairs or [])}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m proofbook", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="execute one notebook with papermill")
+    run.add_argument("notebook")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    run.add_argument("--output", help="where to write the executed copy (default: beside the source)")
+    run.add_argument("--log-output", action="store_true", help="echo the notebook's output")
+
+    run_all = commands.add_parser("run-all", help="execute every notebook of the book that changed")
+    run_all.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    run_all.add_argument("--force", action="store_true")
+
+    data = commands.add_parser("data", help="fill the data directory from a mirror or the official sources")
+    data.add_argument("--dest", default=None, help="data directory (default: $PROOFBOOK_DATA or data/)")
+    data.add_argument("--mirror", default=None, help="a local folder laid out like ../shared/data")
+    data.add_argument("--only", nargs="*", help="dataset folders to fetch (default: all)")
+
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        from proofbook.runner import run_notebook
+
+        path = run_notebook(args.notebook, _parameters(args.parameter), output=args.output, log_output=args.log_output)
+        print(path)
+    elif args.command == "run-all":
+        from proofbook.runner import run_all
+
+        run_all(_parameters(args.parameter), force=args.force)
+    elif args.command == "data":
+        from proofbook.data.fetch import fetch_all
+
+        fetch_all(dest=args.dest, mirror=args.mirror, only=args.only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""proofbook.classifier (filled by the paper issues)."""

@@ -1,0 +1,1 @@
+"""proofbook.prover (filled by the paper issues)."""

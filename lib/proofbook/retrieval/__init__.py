@@ -1,0 +1,1 @@
+"""proofbook.retrieval (filled by the paper issues)."""

@@ -1,0 +1,56 @@
+"""Plots and renderers for the book: one shared style, one place where figures are saved.
+
+Every figure is saved by :func:`save_figure` to ``{figures_dir}/{paper}/{name}.svg`` (and ``.png``)
+with the same style and DPI, so the book's figures look alike and tests can write them to a
+temporary folder.  Renderers for proofs, entailment trees and retrieval traces join this package
+with the paper issues.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from proofbook.data.base import PROJECT_ROOT
+
+DPI = 120
+STYLE = {
+    "figure.figsize": (7.0, 3.6),
+    "figure.dpi": DPI,
+    "savefig.dpi": DPI,
+    "savefig.bbox": "tight",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "font.family": "DejaVu Sans",
+    "svg.hashsalt": "proofbook",  # deterministic SVG ids: the same run writes the same file
+}
+PALETTE = "colorblind"
+
+
+def use_style() -> None:
+    """Apply the book's plotting style (matplotlib rcParams + seaborn palette)."""
+    import matplotlib
+    import seaborn as sns
+
+    matplotlib.rcParams.update(STYLE)
+    sns.set_palette(PALETTE)
+
+
+def save_figure(fig, figures_dir: str | os.PathLike, paper: str, name: str, formats=("svg", "png")) -> Path:
+    """Save ``fig`` as ``{figures_dir}/{paper}/{name}.{svg,png}``; returns the SVG path."""
+    folder = Path(figures_dir)
+    if not folder.is_absolute():
+        folder = PROJECT_ROOT / folder
+    folder = folder / paper
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        path = folder / f"{name}.{fmt}"
+        fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+        paths.append(path)
+    return paths[0]

@@ -289,3 +289,16 @@ def test_network_is_blocked_but_loopback_is_not():
     server.listen(1)
     with server, socket.create_connection(server.getsockname(), timeout=5):
         pass
+
+
+def test_unique_ids_names_both_lines(tmp_path):
+    ids = base.UniqueIds(tmp_path / "f.jsonl", "uid")
+    ids.check("a", 1)
+    ids.check("b", 2)
+    with pytest.raises(DataError, match=r"f.jsonl:5: field 'uid': duplicate uid 'a' \(first on line 1\)"):
+        ids.check("a", 5)
+
+
+def test_corpus_from_sentences_pools_pages():
+    corpus = Corpus.from_sentences([("A", "x."), ("B", "y."), ("A", "z."), ("A", "x.")], name="pool")
+    assert corpus.titles == ["A", "B"] and corpus["A"].sentences == ["x.", "z."] and corpus.name == "pool"

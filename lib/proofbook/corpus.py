@@ -90,6 +90,17 @@ class Corpus:
     def n_sentences(self) -> int:
         return sum(len(d.sentences) for d in self.documents.values())
 
+    @classmethod
+    def from_sentences(cls, pairs: Iterable[tuple[str, str]], name: str = "corpus") -> "Corpus":
+        """Pool ``(title, sentence)`` pairs into pages: titles and sentences in first-seen order, each once."""
+        pages: dict[str, dict[str, None]] = {}
+        for title, sentence in pairs:
+            pages.setdefault(title, {})[sentence] = None
+        corpus = cls(name)
+        for title, sentences in pages.items():
+            corpus.add(title, list(sentences))
+        return corpus
+
     def merged(self, *others: "Corpus", name: str | None = None) -> "Corpus":
         """A new corpus with this one's pages first, then pages of ``others`` not already present."""
         out = Corpus(name or "+".join([self.name, *(o.name for o in others)]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,11 +38,16 @@ class DataError(ValueError):
 
 @dataclass
 class SkipReport:
-    """Counts of rows a reader kept aside, by reason, with the first few locations of each."""
+    """Counts of rows by reason, with the first few locations of each.
+
+    A reader's ``.skipped`` report counts rows it left out; its ``.irregular`` report (``kept=True``)
+    counts rows it kept as they are but that a user should know about (e.g. a five-option question).
+    """
 
     source: str = ""
     counts: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
+    kept: bool = False
 
     def add(self, reason: str, where: str) -> None:
         self.counts[reason] += 1
@@ -55,9 +61,9 @@ class SkipReport:
 
     def __str__(self) -> str:
         if not self.counts:
-            return f"{self.source}: nothing skipped"
+            return f"{self.source}: nothing {'irregular' if self.kept else 'skipped'}"
         parts = [f"{n} x {reason} (e.g. {', '.join(self.examples[reason])})" for reason, n in self.counts.items()]
-        return f"{self.source}: skipped " + "; ".join(parts)
+        return f"{self.source}: {'kept irregular rows' if self.kept else 'skipped'}: " + "; ".join(parts)
 
 
 def resolve_data_dir(data_dir: os.PathLike | str | None = None) -> Path:
@@ -123,21 +129,51 @@ def read_json(path: os.PathLike | str) -> Any:
         raise DataError(path, err.lineno, None, f"malformed JSON ({err.msg} at column {err.colno})") from None
 
 
-def json_line_numbers(path: os.PathLike | str, key: str) -> dict[str, int]:
-    """For a pretty-printed JSON list, map each value of ``"key": value`` to the line it starts on.
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
-    Lets a reader of a single JSON document still name the line of a bad record.
+
+def iter_json_array(path: os.PathLike | str) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, element)`` for each element of a file holding one JSON list.
+
+    ``line`` is the 1-based line on which the element starts (always 1 for a list written on one line).
+    Malformed JSON, a top level that is not a list, or text after the list raise :class:`DataError`.
     """
-    numbers: dict[str, int] = {}
-    needle = f'"{key}":'
-    for number, text in iter_lines(path):
-        start = text.find(needle)
-        while start != -1:
-            rest = text[start + len(needle):].lstrip()
-            value = rest.split(",")[0].split("}")[0].strip().strip('"')
-            numbers.setdefault(value, number)
-            start = text.find(needle, start + 1)
-    return numbers
+    path = Path(path)
+    text = read_text(path)
+    decoder = json.JSONDecoder()
+
+    def line_of(position: int) -> int:
+        return text.count("\n", 0, position) + 1
+
+    def skip(position: int) -> int:
+        return _WHITESPACE.match(text, position).end()
+
+    position = skip(0)
+    if not text.startswith("[", position):
+        raise DataError(path, line_of(position), None, "expected one JSON list of records")
+    position = skip(position + 1)
+    if text.startswith("]", position):
+        position = skip(position + 1)
+    else:
+        line, counted_to = 1, 0
+        while True:
+            try:
+                element, end = decoder.raw_decode(text, position)
+            except json.JSONDecodeError as err:
+                raise DataError(path, err.lineno, None, f"malformed JSON ({err.msg} at column {err.colno})") from None
+            line += text.count("\n", counted_to, position)
+            counted_to = position
+            yield line, element
+            position = skip(end)
+            if text.startswith(",", position):
+                position = skip(position + 1)
+            elif text.startswith("]", position):
+                position = skip(position + 1)
+                break
+            else:
+                raise DataError(path, line_of(position), None, "malformed JSON (expected ',' or ']' after a record)")
+    if position < len(text):
+        raise DataError(path, line_of(position), None, "malformed JSON (text after the closing ']')")
 
 
 def iter_tsv(path: os.PathLike | str, header: bool = False, min_columns: int | None = None,
@@ -166,6 +202,18 @@ def iter_tsv(path: os.PathLike | str, header: bool = False, min_columns: int | N
             yield number, dict(zip(names, cells))
         else:
             yield number, cells
+
+
+class UniqueIds:
+    """Remembers the line of each id in a file; a repeated id is a :class:`DataError` naming both lines."""
+
+    def __init__(self, path: os.PathLike | str, field: str = "id"):
+        self.path, self.field, self.lines = Path(path), field, {}
+
+    def check(self, key: Any, line: int) -> None:
+        if key in self.lines:
+            raise DataError(self.path, line, self.field, f"duplicate {self.field} {key!r} (first on line {self.lines[key]})")
+        self.lines[key] = line
 
 
 def require(record: dict, key: str, path: os.PathLike | str, line: int | None, kind: type | tuple = str,
@@ -206,11 +254,21 @@ def check_split(split: str, allowed: Sequence[str], dataset: str) -> str:
 
 
 class Records(list):
-    """A list of records that also carries the reader's :class:`SkipReport` as ``.skipped``."""
+    """A list of records carrying the reader's reports: ``.skipped`` (left out) and ``.irregular`` (kept)."""
 
-    def __init__(self, items: Iterable = (), skipped: SkipReport | None = None):
+    def __init__(self, items: Iterable = (), skipped: SkipReport | None = None, irregular: SkipReport | None = None):
         super().__init__(items)
         self.skipped = skipped if skipped is not None else SkipReport()
+        self.irregular = irregular if irregular is not None else SkipReport(kept=True)
+
+
+class RecordMap(dict):
+    """A dict of records (e.g. by example id) with the same ``.skipped`` and ``.irregular`` reports."""
+
+    def __init__(self, items: Iterable = (), skipped: SkipReport | None = None, irregular: SkipReport | None = None):
+        super().__init__(items)
+        self.skipped = skipped if skipped is not None else SkipReport()
+        self.irregular = irregular if irregular is not None else SkipReport(kept=True)
 
 
 def in_evaluation_part(key: str | int) -> bool:

@@ -1,0 +1,79 @@
+"""One view of every dataset the book reads: counts for the introduction's table and its figure.
+
+Each reader module exposes ``describe(data_dir)`` (one row per file or split present); this module
+collects them in book order and adds the few summaries the introduction shows.  Files that are absent
+(held-back test splits, a partial data directory) are left out, never an error.
+"""
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from importlib import import_module
+
+from proofbook.data.base import resolve_data_dir
+
+#: reader modules in the order of the book's papers: AdMIRaL, claims in the wild, Entailer
+READER_MODULES = ("hover", "feverous", "fm2", "fever_symmetric", "natlog", "nli", "misc_fever",
+                  "politifact", "science_qa", "entailmentbank")
+
+
+def describe_all(data_dir: os.PathLike | str | None = None) -> list[dict]:
+    """Rows ``{dataset, split, records, detail}`` for every dataset file present in ``data_dir``."""
+    data_dir = resolve_data_dir(data_dir)
+    rows = []
+    for name in READER_MODULES:
+        rows.extend(import_module(f"proofbook.data.{name}").describe(data_dir))
+    return rows
+
+
+def hover_corpus_summary(data_dir: os.PathLike | str | None = None) -> dict:
+    """How the closed HoVer corpus was built from the dev claims present (see :mod:`proofbook.data.hover`)."""
+    from proofbook.data.hover import build_hover_corpus, read_hover_claims
+
+    claims = read_hover_claims(data_dir, "dev")
+    corpus = build_hover_corpus(data_dir, claims)
+    stats = corpus.stats
+    return {"claims": len(claims), "pages": len(corpus), "sentences": corpus.n_sentences(),
+            "paragraphs": stats.paragraphs, "match_rate": stats.match_rate, "opened_with_title": stats.opened_rate,
+            "ties": stats.ties, "conflicts": stats.conflicts, "evaluable_claims": len(corpus.evaluable_claims(claims))}
+
+
+def hover_hops(data_dir: os.PathLike | str | None = None) -> dict[int, int]:
+    """HoVer dev claims by number of hops (documents needed)."""
+    from proofbook.data.hover import read_hover_claims
+
+    return dict(sorted(Counter(claim.num_hops for claim in read_hover_claims(data_dir, "dev")).items()))
+
+
+def _texts(data_dir) -> dict[str, list[str]]:
+    from proofbook.data import entailmentbank, feverous, fever_symmetric, fm2, hover, politifact, science_qa
+
+    readers = {
+        "hover": lambda: [c.claim for c in hover.read_hover_claims(data_dir, "dev")],
+        "feverous_s": lambda: [c.claim for c in feverous.read_feverous_claims(data_dir, "dev")],
+        "fm2": lambda: [c.claim for c in fm2.read_fm2_claims(data_dir, "dev")],
+        "fever_symmetric": lambda: [p.claim for p in fever_symmetric.read_fever_symmetric(data_dir, "dev")],
+        "claimdecomp": lambda: [c.claim for c in politifact.read_claimdecomp(data_dir, "dev")],
+        "liar": lambda: [s.statement for s in politifact.read_liar(data_dir, "train")],
+        "obqa": lambda: [q.stem for q in science_qa.read_obqa(data_dir, "dev")],
+        "qasc": lambda: [q.stem for q in science_qa.read_qasc(data_dir, "dev")],
+        "entailmentbank": lambda: [t.hypothesis for t in entailmentbank.read_entailmentbank(data_dir, "dev", 1)],
+    }
+    texts = {}
+    for name, read in readers.items():
+        try:
+            texts[name] = read()
+        except FileNotFoundError:
+            continue
+    return texts
+
+
+def claim_lengths(data_dir: os.PathLike | str | None = None, limit: int | None = None, seed: int = 0) -> dict[str, list[int]]:
+    """Words per claim (or question / hypothesis) for each dataset present; ``limit`` samples that many."""
+    lengths = {}
+    for name, texts in _texts(resolve_data_dir(data_dir)).items():
+        if limit is not None and len(texts) > limit:
+            texts = random.Random(seed).sample(texts, limit)
+        lengths[name] = [len(text.split()) for text in texts]
+    return lengths

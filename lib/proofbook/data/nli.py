@@ -1,0 +1,482 @@
+"""Sentence-pair entailment (NLI) sets: SICK, SciTail, MED (+ its 2-hop natural-logic variant), WiCE, FraCaS.
+
+These train and test the book's entailment scorers and natural-logic operator models
+(``architecture.md``: the cross-encoder "NatLog operator model" and "entailment scorer"):
+
+* Entailer (Tafjord et al. 2022, ``papers.md`` §3) trains its entailment scorer P |- H on
+  EntailmentBank, with SciTail and SICK as extra entailment data (``results.md``: OBQA row).
+* AdMIRaL's natural-logic sufficiency check (Aly & Vlachos 2022, paper §3.2) needs operator
+  (relation) classification; MED and its relation-annotated 2-hop variant are the closest gold data
+  for monotonicity and operator composition, FraCaS (sections 1-80) a tiny sanity set.
+* WiCE oracle chunks are real-world claims against cited web evidence, used for the claims-in-the-wild
+  entailment step.
+
+Official formats read here (folders under the data directory):
+
+* ``sick/SICK.txt`` -- TSV with header ``pair_ID, sentence_A, sentence_B, entailment_label,
+  relatedness_score, entailment_AB, entailment_BA, sentence_A_original, sentence_B_original,
+  sentence_A_dataset, sentence_B_dataset, SemEval_set``; the split is the ``SemEval_set`` column
+  (TRAIN / TRIAL / TEST); CRLF line ends -> :func:`read_sick`.
+* ``scitail/{dev,test}.jsonl`` -- ``{"id", "sentence1": premise, "sentence2": hypothesis,
+  "gold_label": "E"|"N"}`` (aristo-leaderboard answer files) -> :func:`read_scitail`.
+* ``med_monotonicity/MED.tsv`` -- MNLI-style TSV (``index, promptID, pairID, genre, *_parse, sentence1,
+  sentence2, label1..5, gold_label``; parse and label columns are empty); ``genre`` joins tags with
+  ``:``: crowd/paper, the monotonicity (upward/downward/non monotone), phenomena and source datasets ->
+  :func:`read_med`, :func:`parse_med_genre`.
+* ``med_monotonicity/med_2hop.tsv`` (Feng et al., Neural Natural Logic) -- header names padded with
+  spaces; per row a MED pair edited in two places with the lexical relation of each edit and the
+  relation after projection (``formula``: ``['ent_f*', 'ent_r']->['ent_r', 'ent_r']``, the ``*`` marks
+  the keyword substitution) -> :func:`read_med_2hop`.
+* ``wice_oracle_chunks/{dev,test}.jsonl`` -- ``{"label", "claim", "evidence": [sentences], "meta": {"id",
+  "claim_title", "claim_section", "chunk_idx", "oracle_idx"}}``; about three rows (annotators' oracle
+  chunks) per claim -> :func:`read_wice`.
+* ``fracas_monalog/fracas_1_80.raw.txt`` -- one sentence per line (premises and hypotheses of FraCaS
+  problems 1-80, no labels) -> :func:`read_fracas_sentences`.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proofbook.data.base import (
+    DataError, Records, SkipReport, check_split, dataset_file, iter_jsonl, iter_lines, iter_tsv, require,
+    require_label, require_text, resolve_data_dir,
+)
+
+SICK_FOLDER, SICK_FILE = "sick", "SICK.txt"
+SCITAIL_FOLDER = "scitail"
+MED_FOLDER, MED_FILE, MED_2HOP_FILE = "med_monotonicity", "MED.tsv", "med_2hop.tsv"
+WICE_FOLDER = "wice_oracle_chunks"
+FRACAS_FOLDER, FRACAS_FILE = "fracas_monalog", "fracas_1_80.raw.txt"
+
+ENTAILMENT, NEUTRAL, CONTRADICTION = "ENTAILMENT", "NEUTRAL", "CONTRADICTION"
+#: the labels of every :class:`NliPair`
+NLI_LABELS = (ENTAILMENT, NEUTRAL, CONTRADICTION)
+
+SICK_SPLITS = {"train": "TRAIN", "trial": "TRIAL", "test": "TEST"}
+SCITAIL_SPLITS = ("train", "dev", "test")
+SCITAIL_LABELS = {"E": ENTAILMENT, "N": NEUTRAL}
+#: MNLI-style labels of MED (MED itself uses entailment / neutral; neutral includes contradiction)
+MED_LABELS = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
+MED_MONOTONICITY = ("upward_monotone", "downward_monotone", "non_monotone")
+#: the natural-logic relations of med_2hop.tsv and the ProoFVer operator of each
+#: (see :data:`proofbook.data.natlog.OPERATORS`)
+MED_2HOP_RELATIONS = {"ent_f": "<", "ent_r": ">", "alt": "|", "ind": "#"}
+WICE_SPLITS = ("dev", "test")
+WICE_LABELS = ("supported", "partially_supported", "not_supported")
+
+
+def _split_name(split: str, allowed, dataset: str) -> str:
+    return check_split(str(split).lower(), list(allowed), dataset)
+
+
+def _format_counts(counts: Counter) -> str:
+    return ", ".join(f"{key} {n:,}" for key, n in counts.most_common())
+
+
+# --- the shared pair record ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NliPair:
+    """A premise/hypothesis pair with a three-way label.
+
+    ``label`` is one of :data:`NLI_LABELS`; ``raw_label`` is the label as written in the file;
+    ``source`` the dataset (``sick``, ``scitail``, ``med``); ``genre`` MED's colon-joined tags (empty
+    elsewhere; see :func:`parse_med_genre`); ``meta`` the dataset's other columns, as text.
+    """
+
+    id: str
+    premise: str
+    hypothesis: str
+    label: str
+    source: str
+    raw_label: str = ""
+    genre: str = ""
+    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+# --- SICK -------------------------------------------------------------------------------------
+
+_SICK_META = ("relatedness_score", "entailment_AB", "entailment_BA", "sentence_A_dataset", "sentence_B_dataset")
+
+
+def parse_sick(path: os.PathLike | str, split: str | None = None) -> Records:
+    """Read ``SICK.txt``; ``split`` (train / trial / test, any case) keeps one ``SemEval_set``, None all.
+
+    Returns :class:`Records` of :class:`NliPair`; ``meta`` holds ``split`` (lower case), the relatedness
+    score and the directional labels.
+    """
+    path = Path(path)
+    wanted = SICK_SPLITS[_split_name(split, SICK_SPLITS, "sick")] if split is not None else None
+    records = Records(skipped=SkipReport(source=str(path)))
+    for number, row in iter_tsv(path, header=True):
+        semeval_set = require_label(row.get("SemEval_set", "").strip(), SICK_SPLITS.values(), path, number, "SemEval_set")
+        pair_id = require_text(row["pair_ID"], path, number, "pair_ID").strip()
+        premise = require_text(row["sentence_A"], path, number, "sentence_A")
+        hypothesis = require_text(row["sentence_B"], path, number, "sentence_B")
+        label = require_label(row["entailment_label"], NLI_LABELS, path, number, "entailment_label")
+        score = row.get("relatedness_score", "")
+        try:
+            float(score)
+        except ValueError:
+            raise DataError(path, number, "relatedness_score", f"expected a number, found {score[:40]!r}") from None
+        meta = {key: row[key] for key in _SICK_META if key in row}
+        meta["split"] = semeval_set.lower()
+        if wanted is not None and semeval_set != wanted:
+            continue
+        records.append(NliPair(pair_id, premise, hypothesis, label, "sick", raw_label=label, meta=meta))
+    return records
+
+
+def read_sick(data_dir: os.PathLike | str | None = None, split: str = "train") -> Records:
+    """SICK pairs of one SemEval-2014 split: ``train`` 4,439, ``trial`` 495, ``test`` 4,906."""
+    _split_name(split, SICK_SPLITS, "sick")
+    return parse_sick(dataset_file(data_dir, SICK_FOLDER, SICK_FILE), split)
+
+
+# --- SciTail ----------------------------------------------------------------------------------
+
+def parse_scitail(path: os.PathLike | str) -> Records:
+    """Read a SciTail answers file (JSON lines, ``gold_label`` E/N) -> :class:`Records` of :class:`NliPair`."""
+    path = Path(path)
+    records = Records(skipped=SkipReport(source=str(path)))
+    for number, obj in iter_jsonl(path):
+        pair_id = require(obj, "id", path, number, (str, int))
+        premise = require(obj, "sentence1", path, number, str)
+        hypothesis = require(obj, "sentence2", path, number, str)
+        raw = require_label(require(obj, "gold_label", path, number, str), SCITAIL_LABELS, path, number, "gold_label")
+        records.append(NliPair(str(pair_id), premise, hypothesis, SCITAIL_LABELS[raw], "scitail", raw_label=raw))
+    return records
+
+
+def read_scitail(data_dir: os.PathLike | str | None = None, split: str = "dev") -> Records:
+    """SciTail ``{split}.jsonl``: ``dev`` 1,304 and ``test`` 2,126 in this copy (no train file)."""
+    split = _split_name(split, SCITAIL_SPLITS, "scitail")
+    return parse_scitail(dataset_file(data_dir, SCITAIL_FOLDER, f"{split}.jsonl"))
+
+
+# --- MED --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MedGenre:
+    """MED's ``genre`` tags: ``origin`` (crowd / paper), ``monotonicity`` (upward_monotone, ...; ``""``
+    if no tag names one) and the other tags (phenomena such as ``npi``, source datasets such as ``GLUE``)."""
+
+    origin: str
+    monotonicity: str
+    tags: tuple[str, ...]
+
+
+def parse_med_genre(genre: str) -> MedGenre:
+    """``"paper:FraCaS_GQ:upward_monotone"`` -> ``MedGenre("paper", "upward_monotone", ("FraCaS_GQ",))``."""
+    tags = [tag.strip() for tag in genre.split(":") if tag.strip()]
+    origin = tags.pop(0) if tags else ""
+    monotone = [tag for tag in tags if tag in MED_MONOTONICITY]
+    rest = tuple(tag for tag in tags if tag not in MED_MONOTONICITY)
+    return MedGenre(origin, monotone[0] if monotone else "", rest)
+
+
+def parse_med(path: os.PathLike | str) -> Records:
+    """Read ``MED.tsv`` (MNLI-style) -> :class:`Records` of :class:`NliPair` with ``genre`` set."""
+    path = Path(path)
+    records = Records(skipped=SkipReport(source=str(path)))
+    for number, row in iter_tsv(path, header=True):
+        for column in ("pairID", "genre", "sentence1", "sentence2", "gold_label"):
+            if column not in row:
+                raise DataError(path, number, column, "missing column (is this an MNLI-style TSV with a header?)")
+        pair_id = require_text(row["pairID"], path, number, "pairID").strip()
+        genre = require_text(row["genre"], path, number, "genre").strip()
+        premise = require_text(row["sentence1"], path, number, "sentence1")
+        hypothesis = require_text(row["sentence2"], path, number, "sentence2")
+        raw = require_label(row["gold_label"].strip(), MED_LABELS, path, number, "gold_label")
+        meta = {"index": row.get("index", ""), "promptID": row.get("promptID", "")}
+        records.append(NliPair(pair_id, premise, hypothesis, MED_LABELS[raw], "med", raw_label=raw, genre=genre, meta=meta))
+    return records
+
+
+def read_med(data_dir: os.PathLike | str | None = None) -> Records:
+    """MED, the Monotonicity Entailment Dataset: 5,382 pairs (entailment 2,705 / neutral 2,677)."""
+    return parse_med(dataset_file(data_dir, MED_FOLDER, MED_FILE))
+
+
+# --- MED 2-hop (Neural Natural Logic) ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Med2HopRow:
+    """One row of ``med_2hop.tsv``: a MED pair rewritten by two edits, with natural-logic relations.
+
+    ``sent1``/``sent2`` keep the ``*word*`` marker of the substituted keyword; ``relation`` is the
+    lexical relation of that substitution (``relation 1to2``: ent_f / ent_r / alt).
+    ``edit_relations`` are the lexical relations of the edits in order (``formula`` left of ``->``;
+    ``keyword_edit`` is the index of the edit marked ``*``, None when no edit is marked);
+    ``projected_relations`` the relations after projection through the sentence's monotonicity
+    (right of ``->``; None in rows where the file has ``None``).  ``start_ends`` gives, per edit, the
+    token positions in sent1 and in sent2.  Labels are upper case (:data:`NLI_LABELS`);
+    ``new_label`` is the 2-hop pair's label, None where the file says ``None``.
+    """
+
+    original_id: int
+    sent1: str
+    sent2: str
+    keyword: str
+    relation: str
+    pattern: str
+    original_label: str
+    original_genre: str
+    consistent: bool
+    edit_relations: tuple[str, ...]
+    keyword_edit: int | None
+    projected_relations: tuple[str, ...] | None
+    formula: str
+    start_ends: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+    new_label: str | None
+    line: int
+
+    @property
+    def edit_operators(self) -> tuple[str, ...]:
+        """:attr:`edit_relations` as ProoFVer operators (``ent_f`` -> ``<`` ...)."""
+        return tuple(MED_2HOP_RELATIONS[r] for r in self.edit_relations)
+
+    @property
+    def projected_operators(self) -> tuple[str, ...] | None:
+        if self.projected_relations is None:
+            return None
+        return tuple(MED_2HOP_RELATIONS[r] for r in self.projected_relations)
+
+
+MED_2HOP_COLUMNS = ("original_id", "sent1", "sent2", "keyword_before", "relation 1to2", "pattern", "original_label",
+                    "original_genre", "consistent", "formula", "start_ends", "new_label")
+
+
+def _literal(text: str, path: Path, line: int, name: str) -> Any:
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise DataError(path, line, name, f"not a Python literal: {text[:60]!r}") from None
+
+
+def _relations(value: Any, path: Path, line: int, side: str) -> list[str]:
+    if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
+        raise DataError(path, line, "formula", f"{side} of '->' must be a list of relation names, found {str(value)[:40]!r}")
+    for name in value:
+        require_label(name.rstrip("*"), MED_2HOP_RELATIONS, path, line, "formula")
+    return value
+
+
+def parse_med_2hop_formula(text: str, path: os.PathLike | str = "<string>", line: int | None = None
+                           ) -> tuple[tuple[str, ...], int | None, tuple[str, ...] | None]:
+    """``"['ent_f*', 'ent_r']->['ent_r', 'ent_r']"`` -> ``(("ent_f", "ent_r"), 0, ("ent_r", "ent_r"))``.
+
+    ``['']->None`` (a formula the annotation tool could not build) gives ``((), None, None)``.
+    """
+    path = Path(path)
+    if text.count("->") != 1:
+        raise DataError(path, line, "formula", f"expected '<edit relations>-><projected relations>', found {text[:60]!r}")
+    left, right = (_literal(part, path, line, "formula") for part in text.split("->"))
+    if left == [""] and right is None:
+        return (), None, None
+    left = _relations(left, path, line, "left")
+    starred = [i for i, name in enumerate(left) if name.endswith("*")]
+    if len(starred) > 1:
+        raise DataError(path, line, "formula", f"more than one edit marked '*': {text[:60]!r}")
+    projected = None if right is None else tuple(_relations(right, path, line, "right"))
+    if projected is not None and len(projected) != len(left):
+        raise DataError(path, line, "formula", f"{len(left)} edit relations but {len(projected)} projected ones")
+    return tuple(name.rstrip("*") for name in left), (starred[0] if starred else None), projected
+
+
+def _start_ends(text: str, path: Path, line: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    value = _literal(text, path, line, "start_ends")
+
+    def positions(x: Any) -> bool:
+        return isinstance(x, list) and all(isinstance(i, int) for i in x)
+
+    if not (isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 and all(positions(x) for x in p) for p in value)):
+        raise DataError(path, line, "start_ends", f"expected [([int, ...], [int, ...]), ...], found {text[:60]!r}")
+    return tuple((tuple(a), tuple(b)) for a, b in value)
+
+
+def _upper_label(value: str, path: Path, line: int, name: str, allow_none: bool = False) -> str | None:
+    value = value.strip()
+    if allow_none and value == "None":
+        return None
+    return MED_LABELS[require_label(value, MED_LABELS, path, line, name)]
+
+
+def parse_med_2hop(path: os.PathLike | str) -> Records:
+    """Read ``med_2hop.tsv`` (header names stripped of their padding) -> :class:`Records` of :class:`Med2HopRow`."""
+    path = Path(path)
+    records = Records(skipped=SkipReport(source=str(path)))
+    for number, row in iter_tsv(path, header=True, strip_header=True):
+        for column in MED_2HOP_COLUMNS:
+            if column not in row:
+                raise DataError(path, number, column, "missing column in the header")
+        original_id = row["original_id"].strip()
+        if not original_id.isdigit():
+            raise DataError(path, number, "original_id", f"expected an integer MED pair id, found {original_id[:40]!r}")
+        relation = require_label(row["relation 1to2"].strip(), MED_2HOP_RELATIONS, path, number, "relation 1to2")
+        consistent = require_label(row["consistent"].strip(), ("True", "False"), path, number, "consistent") == "True"
+        edits, keyword_edit, projected = parse_med_2hop_formula(row["formula"], path, number)
+        records.append(Med2HopRow(
+            original_id=int(original_id),
+            sent1=require_text(row["sent1"], path, number, "sent1"),
+            sent2=require_text(row["sent2"], path, number, "sent2"),
+            keyword=require_text(row["keyword_before"], path, number, "keyword_before").strip(),
+            relation=relation,
+            pattern=require_text(row["pattern"], path, number, "pattern"),
+            original_label=_upper_label(row["original_label"], path, number, "original_label"),
+            original_genre=require_text(row["original_genre"], path, number, "original_genre").strip(),
+            consistent=consistent,
+            edit_relations=edits,
+            keyword_edit=keyword_edit,
+            projected_relations=projected,
+            formula=row["formula"].strip(),
+            start_ends=_start_ends(row["start_ends"], path, number),
+            new_label=_upper_label(row["new_label"], path, number, "new_label", allow_none=True),
+            line=number,
+        ))
+    return records
+
+
+def read_med_2hop(data_dir: os.PathLike | str | None = None) -> Records:
+    """The 6,396 relation-annotated 2-hop rows derived from MED (``med_2hop.tsv``)."""
+    return parse_med_2hop(dataset_file(data_dir, MED_FOLDER, MED_2HOP_FILE))
+
+
+# --- WiCE oracle chunks -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WiceRow:
+    """One oracle chunk for a WiCE claim: the claim, the chunk's sentences and the claim's label.
+
+    ``meta`` is the file's ``meta`` object (``id``, ``claim_title``, ``claim_section``, ``chunk_idx``
+    and, except for not_supported claims, ``oracle_idx``).  Evidence sentences are kept exactly as in
+    the file, empty strings included, so that ``evidence[i]`` is sentence ``chunk_idx[i]``.
+    """
+
+    claim: str
+    evidence: tuple[str, ...]
+    label: str
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    line: int = 0
+
+    @property
+    def id(self) -> str:
+        return str(self.meta.get("id", ""))
+
+    @property
+    def chunk_idx(self) -> tuple[int, ...]:
+        return tuple(self.meta.get("chunk_idx", ()))
+
+    @property
+    def oracle_idx(self) -> tuple[int, ...]:
+        """Indices of the annotator's supporting sentences (empty for not_supported claims)."""
+        return tuple(self.meta.get("oracle_idx", ()))
+
+
+def parse_wice(path: os.PathLike | str) -> Records:
+    """Read a WiCE oracle-chunk file (claim level) -> :class:`Records` of :class:`WiceRow`."""
+    path = Path(path)
+    records = Records(skipped=SkipReport(source=str(path)))
+    for number, obj in iter_jsonl(path):
+        label = require_label(require(obj, "label", path, number, str), WICE_LABELS, path, number, "label")
+        claim = require(obj, "claim", path, number, str)
+        evidence = require(obj, "evidence", path, number, list)
+        for position, sentence in enumerate(evidence):
+            if not isinstance(sentence, str):
+                raise DataError(path, number, f"evidence[{position}]", f"expected a string, found {type(sentence).__name__}")
+        meta = require(obj, "meta", path, number, dict)
+        require(meta, "id", path, number, (str, int), name="meta.id")
+        chunk_idx = require(meta, "chunk_idx", path, number, list, name="meta.chunk_idx")
+        if len(chunk_idx) != len(evidence):
+            raise DataError(path, number, "meta.chunk_idx", f"{len(chunk_idx)} indices for {len(evidence)} evidence sentences")
+        records.append(WiceRow(claim, tuple(evidence), label, meta, number))
+    return records
+
+
+def read_wice(data_dir: os.PathLike | str | None = None, split: str = "dev") -> Records:
+    """WiCE oracle chunks, claim level: ``dev`` 1,043 rows / 349 claims, ``test`` 1,070 / 358."""
+    split = _split_name(split, WICE_SPLITS, "wice")
+    return parse_wice(dataset_file(data_dir, WICE_FOLDER, f"{split}.jsonl"))
+
+
+# --- FraCaS raw sentences ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FracasSentence:
+    """One line of ``fracas_1_80.raw.txt`` (``line`` is 1-based)."""
+
+    line: int
+    text: str
+
+
+def parse_fracas_sentences(path: os.PathLike | str) -> Records:
+    """One sentence per line; blank lines are skipped and counted in ``.skipped``."""
+    path = Path(path)
+    records = Records(skipped=SkipReport(source=str(path)))
+    for number, text in iter_lines(path):
+        if not text.strip():
+            records.skipped.add("blank line", f"line {number}")
+            continue
+        records.append(FracasSentence(number, text.strip()))
+    return records
+
+
+def read_fracas_sentences(data_dir: os.PathLike | str | None = None) -> Records:
+    """The 204 FraCaS sentences (problems 1-80, generalized quantifiers) of MonaLog's raw file."""
+    return parse_fracas_sentences(dataset_file(data_dir, FRACAS_FOLDER, FRACAS_FILE))
+
+
+# --- the book's introduction table --------------------------------------------------------------
+
+def describe(data_dir: os.PathLike | str | None = None) -> list[dict]:
+    """One row per NLI file/split present in ``data_dir`` (absent ones are skipped)."""
+    root = resolve_data_dir(data_dir)
+    rows: list[dict] = []
+
+    def present(folder: str, name: str) -> bool:
+        return (root / folder / name).is_file()
+
+    if present(SICK_FOLDER, SICK_FILE):
+        pairs = parse_sick(root / SICK_FOLDER / SICK_FILE)
+        for split, name in SICK_SPLITS.items():
+            part = [p for p in pairs if p.meta["split"] == split]
+            if part:
+                rows.append({"dataset": "sick", "split": split, "records": len(part),
+                             "detail": _format_counts(Counter(p.label for p in part))})
+    for split in SCITAIL_SPLITS:
+        if present(SCITAIL_FOLDER, f"{split}.jsonl"):
+            pairs = read_scitail(root, split)
+            rows.append({"dataset": "scitail", "split": split, "records": len(pairs),
+                         "detail": _format_counts(Counter(p.label for p in pairs))})
+    if present(MED_FOLDER, MED_FILE):
+        pairs = read_med(root)
+        genres = [parse_med_genre(p.genre) for p in pairs]
+        rows.append({"dataset": "med", "split": "all", "records": len(pairs),
+                     "detail": f"{_format_counts(Counter(p.label for p in pairs))}; "
+                               f"{_format_counts(Counter(g.monotonicity for g in genres))}"})
+    if present(MED_FOLDER, MED_2HOP_FILE):
+        hops = read_med_2hop(root)
+        unprojected = sum(1 for h in hops if h.projected_relations is None)
+        rows.append({"dataset": "med-2hop", "split": "all", "records": len(hops),
+                     "detail": f"{len({h.original_id for h in hops}):,} MED pairs; "
+                               f"{_format_counts(Counter(h.new_label or 'no label' for h in hops))}; "
+                               f"{sum(h.consistent for h in hops):,} consistent"
+                               + (f"; {unprojected} without projected relations" if unprojected else "")})
+    for split in WICE_SPLITS:
+        if present(WICE_FOLDER, f"{split}.jsonl"):
+            chunks = read_wice(root, split)
+            claims = {}
+            for row in chunks:
+                claims.setdefault(row.id, row.label)
+            rows.append({"dataset": "wice-oracle", "split": split, "records": len(chunks),
+                         "detail": f"{len(claims):,} claims: {_format_counts(Counter(claims.values()))}"})
+    if present(FRACAS_FOLDER, FRACAS_FILE):
+        sentences = read_fracas_sentences(root)
+        rows.append({"dataset": "fracas", "split": "1-80", "records": len(sentences),
+                     "detail": "raw sentences (premises and hypotheses), no labels"})
+    return rows

@@ -1,0 +1,164 @@
+"""The cross-encoder: a MiniLM (or any local encoder) scoring a text pair into k classes.
+
+One class serves six models of the book: AdMIRaL's sentence reranker, natural-logic operator model
+and sufficiency classifier (Aly & Vlachos 2022, §3), the veracity classifier of claims in the wild,
+and Entailer's truth scorer H -> Sd and entailment scorer PH -> Se (Tafjord et al. 2022, §3.2).
+The pair is encoded jointly (``[CLS] a [SEP] b [SEP]``) and a classification head on ``[CLS]``
+gives a distribution over the labels.  ``fit`` goes through :func:`proofbook.models.training.train`;
+``save``/``load`` keep the labels with the weights so the ArtifactCache can store a trained model
+(``object_codec(CrossEncoder)``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from proofbook.models.loading import load_classifier, load_tokenizer, quiet_transformers, resolve_checkpoint
+from proofbook.models.training import TrainConfig, TrainResult, train
+
+CONFIG_FILE = "cross_encoder.json"
+Pair = tuple[str, str]
+
+
+def accuracy(gold: Sequence[int], predicted: Sequence[int]) -> float:
+    """Share of predictions equal to the gold label."""
+    return float(np.mean(np.asarray(gold) == np.asarray(predicted))) if len(gold) else 0.0
+
+
+def macro_f1(gold: Sequence[int], predicted: Sequence[int]) -> float:
+    """Unweighted mean of per-class F1 over the classes seen in gold or predictions."""
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    scores = []
+    for label in np.union1d(gold, predicted):
+        tp = np.sum((gold == label) & (predicted == label))
+        denominator = np.sum(gold == label) + np.sum(predicted == label)
+        scores.append(2 * tp / denominator if denominator else 0.0)
+    return float(np.mean(scores)) if scores else 0.0
+
+
+METRICS: dict[str, Callable[[Sequence[int], Sequence[int]], float]] = {"accuracy": accuracy, "macro_f1": macro_f1}
+
+
+class CrossEncoder:
+    """A pair classifier over ``labels`` on a local encoder checkpoint (``"minilm"`` by default).
+
+    ``device`` defaults to CUDA when available, else the CPU.
+    """
+
+    def __init__(self, checkpoint: os.PathLike | str = "minilm", *, labels: Sequence[str], max_length: int = 128,
+                 device: str | None = None):
+        if len(labels) < 2 or len(set(labels)) != len(labels):
+            raise ValueError(f"CrossEncoder needs at least two distinct labels, got {list(labels)}")
+        self.checkpoint = str(checkpoint)
+        self.labels = [str(label) for label in labels]
+        self.max_length = max_length
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        folder = resolve_checkpoint(checkpoint)
+        self.tokenizer = load_tokenizer(folder)
+        self.model = load_classifier(folder, num_labels=len(self.labels)).to(self.device)
+        self.model.config.id2label = dict(enumerate(self.labels))
+        self.model.config.label2id = {label: i for i, label in enumerate(self.labels)}
+        self.model.eval()
+
+    def __repr__(self) -> str:
+        return f"CrossEncoder({self.checkpoint!r}, labels={self.labels}, max_length={self.max_length})"
+
+    def label_ids(self, labels: Sequence[str | int]) -> list[int]:
+        """Label names (or ids) as ids; an unknown label raises a ValueError naming it and its position."""
+        ids = []
+        for position, label in enumerate(labels):
+            if isinstance(label, (int, np.integer)) and not isinstance(label, bool) and 0 <= label < len(self.labels):
+                ids.append(int(label))
+            elif isinstance(label, str) and label in self.labels:
+                ids.append(self.labels.index(label))
+            else:
+                raise ValueError(f"label {label!r} at position {position} is not one of {self.labels}")
+        return ids
+
+    def encode(self, pairs: Sequence[Pair]) -> dict[str, torch.Tensor]:
+        """Tokenise pairs jointly, truncated to ``max_length`` and padded to the longest."""
+        first, second = [a for a, _ in pairs], [b for _, b in pairs]
+        return dict(self.tokenizer(first, second, truncation=True, max_length=self.max_length, padding=True,
+                                   return_tensors="pt"))
+
+    def _collate(self, examples: list[tuple[str, str, int]]) -> dict[str, torch.Tensor]:
+        batch = self.encode([(a, b) for a, b, _ in examples])
+        batch["labels"] = torch.tensor([label for _, _, label in examples])
+        return batch
+
+    def fit(self, pairs: Sequence[Pair], labels: Sequence[str | int], dev_pairs: Sequence[Pair] | None = None,
+            dev_labels: Sequence[str | int] | None = None, config: TrainConfig | None = None,
+            metric: str | Callable[[Sequence[int], Sequence[int]], float] = "accuracy") -> TrainResult:
+        """Fine-tune on labelled pairs; with dev pairs, keep the weights best on ``metric``.
+
+        ``metric`` is ``"accuracy"``, ``"macro_f1"`` or ``f(gold_ids, predicted_ids) -> float``
+        (higher is better unless ``config.higher_is_better`` is False).
+        """
+        if len(pairs) != len(labels):
+            raise ValueError(f"fit: {len(pairs)} pairs but {len(labels)} labels")
+        score = METRICS[metric] if isinstance(metric, str) else metric
+        examples = [(a, b, label) for (a, b), label in zip(pairs, self.label_ids(labels))]
+        evaluate = None  # no dev set: train for the configured epochs, no early stopping
+        if dev_pairs is not None:
+            dev_pairs = list(dev_pairs)
+            if dev_labels is None or len(dev_pairs) != len(dev_labels):
+                raise ValueError("fit: dev_pairs need as many dev_labels")
+            dev_gold = self.label_ids(dev_labels)
+            evaluate = lambda model: score(dev_gold, self._probabilities(dev_pairs, 64, progress=False).argmax(axis=1))  # noqa: E731
+        result = train(self.model, examples, self._collate, evaluate, config or TrainConfig())
+        self.model.eval()
+        return result
+
+    def _probabilities(self, pairs: Sequence[Pair], batch_size: int, progress: bool | None) -> np.ndarray:
+        from tqdm.auto import tqdm
+
+        starts = range(0, len(pairs), batch_size)
+        show = progress if progress is not None else len(starts) > 10
+        chunks = []
+        with torch.no_grad():
+            for start in tqdm(starts, desc="predict", unit="batch", file=sys.stderr, disable=not show, leave=False):
+                batch = {k: v.to(self.device) for k, v in self.encode(pairs[start:start + batch_size]).items()}
+                chunks.append(torch.softmax(self.model(**batch).logits.float(), dim=-1).cpu().numpy())
+        return np.concatenate(chunks) if chunks else np.zeros((0, len(self.labels)), dtype=np.float32)
+
+    def predict_proba(self, pairs: Sequence[Pair], batch_size: int = 64, progress: bool | None = None) -> np.ndarray:
+        """Probabilities, shape ``(len(pairs), len(labels))``, columns in the order of ``labels``.
+
+        A progress bar appears for more than ten batches unless ``progress`` is False.
+        """
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            return self._probabilities(list(pairs), batch_size, progress)
+        finally:
+            self.model.train(was_training)
+
+    def predict(self, pairs: Sequence[Pair], batch_size: int = 64, progress: bool | None = None) -> list[str]:
+        """The most probable label of each pair."""
+        return [self.labels[i] for i in self.predict_proba(pairs, batch_size, progress).argmax(axis=1)]
+
+    def save(self, folder: os.PathLike | str) -> Path:
+        """Write weights, tokenizer and ``cross_encoder.json`` (labels, max_length) into ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with quiet_transformers():
+            self.model.save_pretrained(folder)
+            self.tokenizer.save_pretrained(folder)
+        settings = {"labels": self.labels, "max_length": self.max_length, "trained_from": self.checkpoint}
+        (folder / CONFIG_FILE).write_text(json.dumps(settings, indent=1, ensure_ascii=False), encoding="utf-8")
+        return folder
+
+    @classmethod
+    def load(cls, folder: os.PathLike | str, device: str | None = None) -> "CrossEncoder":
+        """A cross-encoder written by :meth:`save`."""
+        settings_file = Path(folder) / CONFIG_FILE
+        if not settings_file.is_file():
+            raise FileNotFoundError(f"{settings_file}: missing; not a folder written by CrossEncoder.save")
+        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        return cls(folder, labels=settings["labels"], max_length=settings["max_length"], device=device)

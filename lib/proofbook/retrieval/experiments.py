@@ -1,0 +1,228 @@
+"""Training and evaluating the retrieval systems of ``admiral/02_experiments`` (``results.md``).
+
+One place builds every component from the training part of the tasks (never from evaluation claims),
+caches it (:class:`proofbook.models.ArtifactCache`, keyed by the settings and the training data), and
+turns a task into the ranked document lists of each system:
+
+- ``bm25``: BM25 over whole pages alone (AdMIRaL reference config k1=0.9, b=0.1);
+- ``initial``: iteration 1 -- BM25 + hop-0 titles (the GENRE step), sentence-reranked;
+- ``admiral``: 2 iterations; ``admiral-top1``: only the best beam per hop; ``admiral-notjoint``: the
+  hop model trained and decoded without sentence pointers (paper Table 3);
+- ``dense-mdr``: the MDR-style dense baseline (:mod:`proofbook.retrieval.dense`).
+
+The reranker and the hop models are trained once on the training claims of HoVer and FEVEROUS-S
+together (both train parts; each example uses its own corpus) and used on every dataset, with each
+dataset's own title prefix tree at decoding time.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from proofbook.models import ArtifactCache, TrainConfig, fingerprint
+from proofbook.models.cache import object_codec
+from proofbook.retrieval.admiral import Admiral, AdmiralConfig
+from proofbook.retrieval.autoregressive import AutoregressiveRetriever, make_examples
+from proofbook.retrieval.bm25 import DocumentIndex
+from proofbook.retrieval.reranker import SentenceReranker, reranker_examples, train_reranker
+from proofbook.retrieval.tasks import RetrievalTask
+
+logger = logging.getLogger(__name__)
+
+SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "dense-mdr")
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """What the components are trained with; the defaults are the book's full-size run."""
+
+    seed: int = 0
+    reranker_examples: int = 2400
+    reranker_max_length: int = 128
+    reranker_epochs: int = 1
+    reranker_negatives: int = 3
+    hop_backend: str = "scratch"        # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
+    hop_epochs: int = 6
+    hop_batch_size: int = 32
+    hop_lr: float = 5e-4
+    hop_max_orderings: int = 6
+    hop_max_examples: int | None = None
+    dev_fraction: float = 0.1           # of the training claims, for model selection
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "TrainingSettings":
+        """Tiny sizes for the tests: seconds, not minutes (the models learn next to nothing)."""
+        return cls(seed=seed, reranker_examples=48, reranker_max_length=48, hop_epochs=1, hop_max_examples=48,
+                   hop_max_orderings=1)
+
+
+@dataclass
+class Components:
+    reranker: SentenceReranker
+    hop_models: dict[int, AutoregressiveRetriever]   # 0 = GENRE step, 1 = first autoregressive hop
+    notjoint: AutoregressiveRetriever                # hop 1 without pointers (ablation)
+    train_seconds: dict[str, float]
+
+
+def _carve(claims: list, fraction: float) -> tuple[list, list]:
+    """Split training claims into (train, dev) by a hash of the id: model selection never sees evaluation claims."""
+    import hashlib
+
+    dev = [c for c in claims if int(hashlib.sha1(f"dev:{c.id}".encode()).hexdigest(), 16) % 1000 < fraction * 1000]
+    dev_ids = {c.id for c in dev}
+    return [c for c in claims if c.id not in dev_ids], dev
+
+
+def _hop_config(settings: TrainingSettings) -> TrainConfig:
+    return TrainConfig(epochs=settings.hop_epochs, batch_size=settings.hop_batch_size, lr=settings.hop_lr,
+                       warmup_ratio=0.1, eval_every="epoch", patience=2, seed=settings.seed)
+
+
+def _train_hop_model(tasks: Sequence[RetrievalTask], hop: int, settings: TrainingSettings, use_pointers: bool = True):
+    titles = list(dict.fromkeys(t for task in tasks for t in task.corpus.titles))
+    train, dev = [], []
+    for task in tasks:
+        part_train, part_dev = _carve(task.train, settings.dev_fraction)
+        kwargs = dict(seed=settings.seed, max_orderings=settings.hop_max_orderings)
+        train += make_examples(part_train, task.corpus, hop, **kwargs)
+        dev += make_examples(part_dev, task.corpus, hop, **kwargs)
+    if settings.hop_max_examples is not None:
+        train = train[:settings.hop_max_examples]
+        dev = dev[:max(8, settings.hop_max_examples // 4)]
+    factory = (AutoregressiveRetriever.warm_start if settings.hop_backend == "warm-start"
+               else AutoregressiveRetriever.from_scratch)
+    model = factory(titles, hop=hop, seed=settings.seed, use_pointers=use_pointers)
+    model.fit(train, _hop_config(settings), dev_examples=dev)
+    return model
+
+
+def _train_reranker(tasks: Sequence[RetrievalTask], settings: TrainingSettings) -> SentenceReranker:
+    from proofbook.retrieval.reranker import default_train_config
+
+    train, dev = [], []
+    for task in tasks:
+        index = DocumentIndex(task.corpus)
+        candidates = lambda claim, index=index: [t for t, _ in index.search(claim.claim, k=10)]  # noqa: E731
+        part_train, part_dev = _carve(task.train, settings.dev_fraction)
+        kwargs = dict(negatives_per_claim=settings.reranker_negatives, seed=settings.seed, hard_negative_fn=candidates)
+        train += reranker_examples(part_train, task.corpus, **kwargs)
+        dev += reranker_examples(part_dev, task.corpus, **kwargs)
+    config = default_train_config(epochs=settings.reranker_epochs, seed=settings.seed)
+    return train_reranker(train, dev[:400], config, max_length=settings.reranker_max_length,
+                          max_examples=settings.reranker_examples)
+
+
+def train_components(tasks: Sequence[RetrievalTask], settings: TrainingSettings = TrainingSettings(),
+                     cache: ArtifactCache | None = None) -> Components:
+    """Train (or load from the cache) the reranker, the hop-0 and hop-1 models and the not-joint ablation."""
+    cache = cache or ArtifactCache()
+    data = fingerprint([(task.dataset, task.train, task.corpus.titles, task.corpus.n_sentences()) for task in tasks])
+    base = {"settings": dataclasses.asdict(settings), "train": data}
+    seconds = {}
+
+    def cached(kind, config, build, cls):
+        start = time.perf_counter()
+        codec = object_codec(cls)
+        value = cache.get_or_build(kind, {**base, **config}, build, codec.save, codec.load)
+        seconds[kind if "hop" not in config else f"{kind}-{config['hop']}"] = time.perf_counter() - start
+        return value
+
+    reranker = cached("admiral-reranker", {}, lambda: _train_reranker(tasks, settings), SentenceReranker)
+    hops = {hop: cached("admiral-hop-model", {"hop": hop, "pointers": True},
+                        lambda hop=hop: _train_hop_model(tasks, hop, settings), AutoregressiveRetriever)
+            for hop in (0, 1)}
+    notjoint = cached("admiral-hop-model", {"hop": 1, "pointers": False},
+                      lambda: _train_hop_model(tasks, 1, settings, use_pointers=False), AutoregressiveRetriever)
+    return Components(reranker, hops, notjoint, seconds)
+
+
+def for_corpus(model: AutoregressiveRetriever, task: RetrievalTask) -> AutoregressiveRetriever:
+    """The same trained model, decoding with this task's title prefix tree."""
+    return AutoregressiveRetriever(model.model, model.tokenizer, task.corpus.titles, hop=model.hop,
+                                   max_input_length=model.max_input_length, max_sentences=model.max_sentences,
+                                   pointer_rule=model.pointer_rule, use_pointers=model.use_pointers,
+                                   length_penalty=model.length_penalty, backend=model.backend)
+
+
+def build_admiral(task: RetrievalTask, components: Components, config: AdmiralConfig = AdmiralConfig(),
+                  notjoint: bool = False, sufficiency=None, index: DocumentIndex | None = None) -> Admiral:
+    """An :class:`Admiral` retriever over ``task``'s corpus with the trained components."""
+    hop1 = components.notjoint if notjoint else components.hop_models[1]
+    models = {0: for_corpus(components.hop_models[0], task), 1: for_corpus(hop1, task)}
+    return Admiral(task.corpus, index or DocumentIndex(task.corpus), components.reranker, models, config, sufficiency)
+
+
+@dataclass
+class TaskRun:
+    """Rankings of every system for one task's evaluation claims, with the AdMIRaL traces."""
+
+    dataset: str
+    claims: list
+    rankings: dict[str, dict[str, list[str]]]       # system -> claim id -> ranked titles
+    traces: list                                     # admiral traces (2 iterations)
+    notjoint_traces: list
+    seconds: dict[str, float]                        # system -> seconds per claim
+
+
+def run_systems(task: RetrievalTask, components: Components, claims: Sequence, config: AdmiralConfig = AdmiralConfig(),
+                dense_cache: ArtifactCache | None = None, progress: bool = True) -> TaskRun:
+    """Rank ``claims`` with every system of :data:`SYSTEMS` (same claims for all)."""
+    from proofbook.retrieval.dense import DenseIndex
+
+    ids, texts = [c.id for c in claims], [c.claim for c in claims]
+    index = DocumentIndex(task.corpus)
+    seconds = {}
+    start = time.perf_counter()
+    bm25 = {i: [t for t, _ in index.search(text, k=100)] for i, text in zip(ids, texts)}
+    seconds["bm25"] = (time.perf_counter() - start) / len(claims)
+
+    admiral = build_admiral(task, components, config, index=index)
+    start = time.perf_counter()
+    traces = admiral.retrieve_many(texts, progress=progress)
+    seconds["admiral"] = (time.perf_counter() - start) / len(claims)
+    notjoint = build_admiral(task, components, config, notjoint=True, index=index)
+    notjoint_traces = notjoint.retrieve_many(texts, progress=progress, initial=traces)
+
+    start = time.perf_counter()
+    dense = DenseIndex(task.corpus, cache=dense_cache or ArtifactCache(), progress=progress)
+    dense_rankings = dense.multi_hop_many(texts, k=10)
+    seconds["dense-mdr"] = (time.perf_counter() - start) / len(claims)
+
+    rankings = {
+        "bm25": bm25,
+        "initial": {i: t.initial_ranking() for i, t in zip(ids, traces)},
+        "admiral": {i: t.ranking() for i, t in zip(ids, traces)},
+        "admiral-top1": {i: t.ranking(top1=True) for i, t in zip(ids, traces)},
+        "admiral-notjoint": {i: t.ranking() for i, t in zip(ids, notjoint_traces)},
+        "dense-mdr": dict(zip(ids, dense_rankings)),
+    }
+    return TaskRun(task.dataset, list(claims), rankings, traces, notjoint_traces, seconds)
+
+
+def metric_rows(run: TaskRun, split: str = "dev") -> list[dict]:
+    """Result rows (``results.md`` names) of every system on one task run."""
+    from proofbook.retrieval.metrics import retrieval_metrics
+
+    rows = []
+    for system in SYSTEMS:
+        by_hops = run.dataset == "hover"
+        for row in retrieval_metrics(run.rankings[system], run.claims, by_hops=by_hops):
+            rows.append({"dataset": run.dataset, "split": split, "system": system, **row})
+    return rows
+
+
+def cached_run(task: RetrievalTask, components: Components, claims: Sequence, settings: TrainingSettings,
+               config: AdmiralConfig = AdmiralConfig(), cache: ArtifactCache | None = None,
+               progress: bool = True) -> TaskRun:
+    """:func:`run_systems`, stored in the artifact cache (the error-analysis chapter reads the same run).
+
+    The key holds the training settings, the decoding config, the corpus and the claims; the stored
+    ``seconds`` are those measured when the run was made.
+    """
+    cache = cache or ArtifactCache()
+    key = {"settings": dataclasses.asdict(settings), "config": dataclasses.asdict(config), "dataset": task.dataset,
+           "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]), "claims": fingerprint(list(claims))}
+    return cache.cache_pickle("admiral-run", key, lambda: run_systems(task, components, claims, config, cache, progress))

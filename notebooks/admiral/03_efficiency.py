@@ -1,0 +1,179 @@
+# %% [markdown]
+# # AdMIRaL: memory, build time and latency
+#
+# **Overview.** AdMIRaL's index is a BM25 inverted index plus a prefix tree of titles.  The paper (§5.3)
+# reports that it needs 5-10x less memory than dense multi-hop retrievers, builds in minutes (2 min 32 s on
+# HoVer vs 290 min for Baleen) and that its latency hardly grows with the knowledge base (2.87 s per claim on
+# HoVer, 2.88 s on a KB twice as large, on a GPU).  This chapter measures the same quantities side by side in
+# one run on this 2-core CPU, for AdMIRaL and the dense MDR-style baseline, as the HoVer corpus grows.
+#
+# **The grown corpora** (`hover-x1`, `hover-x2`, `hover-x4`): the pooled HoVer corpus, then the pages of the
+# other corpora we have (FEVEROUS-S, Fool Me Twice, Climate-FEVER articles), then -- where those run out --
+# **synthetic filler pages** made of words drawn at HoVer's word frequencies.  The table below says how many
+# of each.  Filler pages add size, not meaning; they are not a model of Wikipedia.
+#
+# **Prerequisites and time.** The trained components come from the artifact cache of the experiments chapter
+# (trained here if absent); encoding the dense indexes takes most of the time.
+
+# %% tags=["parameters"]
+data_dir = None
+split = None
+limit = None
+seed = 0
+smoke = False
+results_dir = "results"
+figures_dir = "figures"
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from myst_nb import glue
+
+from proofbook.data.base import resolve_data_dir
+from proofbook.data.feverous import build_feverous_corpus, read_feverous_claims
+from proofbook.data.fm2 import build_fm2_corpus, read_fm2_claims
+from proofbook.models import ArtifactCache, set_seed
+from proofbook.results import Results
+from proofbook.retrieval import experiments
+from proofbook.retrieval.bm25 import benchmark_backends
+from proofbook.retrieval.dense import DenseIndex
+from proofbook.retrieval.efficiency import admiral_index, climate_fever_corpus, grown_corpus
+from proofbook.retrieval.tasks import RetrievalTask, load_task, smoke_task
+from proofbook.viz import save_figure, use_style
+
+use_style()
+set_seed(seed)
+data_path = resolve_data_dir(data_dir)
+n_latency = limit or (3 if smoke else 20)       # claims timed per corpus size
+factors = (1, 2) if smoke else (1, 2, 4)
+settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
+results = Results("admiral/03_efficiency", dict(data_dir=str(data_path), split=split, limit=n_latency, seed=seed,
+                                                 smoke=smoke, factors=list(factors)), results_dir)
+
+# %% [markdown]
+# ## Growing the corpus
+
+# %%
+hover, feverous = load_task("hover", data_path), load_task("feverous_s", data_path)
+if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
+    hover, feverous = smoke_task(hover, seed=seed), smoke_task(feverous, seed=seed)
+others = [build_feverous_corpus(read_feverous_claims(data_path)), build_fm2_corpus(read_fm2_claims(data_path)),
+          climate_fever_corpus(data_path)]
+corpora, growth = {}, []
+for factor in factors:
+    corpora[factor], info = grown_corpus(hover.corpus, factor, others, seed=seed)
+    growth.append({"dataset": f"hover-x{factor}", **info, "sentences": corpora[factor].n_sentences()})
+pd.DataFrame(growth).set_index("dataset")
+
+# %% [markdown]
+# ## Index memory, build time and latency
+#
+# AdMIRaL's index = BM25 over pages (the sparse matrix and its vocabulary) + the title prefix tree (Python
+# objects, measured with `sys.getsizeof`).  The dense index = one 384-dimensional float32 vector per page
+# (MiniLM).  Latency = seconds per claim for the whole 2-iteration retrieval at beam 25 (AdMIRaL) or the
+# two-hop dense beam search (dense-mdr), one claim at a time, on `n` HoVer evaluation claims.
+
+# %%
+components = experiments.train_components([hover, feverous], settings)
+claims = hover.evaluation[:n_latency]
+tokenizer = components.hop_models[1].tokenizer
+cache = ArtifactCache()
+rows = []
+for factor in factors:
+    name, corpus = f"hover-x{factor}", corpora[factor]
+    task = RetrievalTask(name, corpus, hover.train, hover.evaluation)
+    built = admiral_index(corpus, tokenizer)
+    config = experiments.AdmiralConfig(beam=5) if smoke else experiments.AdmiralConfig()
+    retriever = experiments.build_admiral(task, components, config, index=built["bm25"])
+    retriever.retrieve(claims[0].claim)                     # warm-up: first call loads kernels
+    start = time.perf_counter()
+    for claim in claims:
+        retriever.retrieve(claim.claim)
+    admiral_latency = (time.perf_counter() - start) / len(claims)
+
+    dense = DenseIndex(corpus, cache=cache, progress=False)
+    dense.multi_hop(claims[0].claim)
+    start = time.perf_counter()
+    for claim in claims:
+        dense.multi_hop(claim.claim)
+    dense_latency = (time.perf_counter() - start) / len(claims)
+
+    for system, values in (("admiral", (built["index_bytes"], built["index_build_s"], admiral_latency)),
+                           ("dense-mdr", (dense.nbytes, dense.build_seconds, dense_latency))):
+        for metric, value in zip(("index_bytes", "index_build_s", "latency_s_per_claim"), values):
+            results.add(name, "dev", system, metric, value, len(claims) if metric.startswith("latency") else len(corpus))
+    rows.append({"dataset": name, "admiral BM25 bytes": built["bm25_bytes"], "admiral trie bytes": built["trie_bytes"],
+                 "dense bytes": dense.nbytes, "dense from cache": dense.from_cache})
+efficiency = results.table().reset_index()
+efficiency = efficiency[efficiency.dataset.str.startswith("hover-x")].set_index(["dataset", "system"])
+display(pd.DataFrame(rows).set_index("dataset"))
+efficiency[["index_bytes", "index_build_s", "latency_s_per_claim"]]
+
+# %%
+x1 = efficiency.loc["hover-x1"]
+ratio = x1.loc["dense-mdr", "index_bytes"] / x1.loc["admiral", "index_bytes"]
+glue("memory_ratio", f"{ratio:.1f}", display=False)
+glue("admiral_latency_x1", f"{x1.loc['admiral', 'latency_s_per_claim']:.2f}", display=False)
+glue("admiral_mb_x1", f"{x1.loc['admiral', 'index_bytes'] / 1e6:.1f}", display=False)
+glue("dense_mb_x1", f"{x1.loc['dense-mdr', 'index_bytes'] / 1e6:.1f}", display=False)
+last = f"hover-x{factors[-1]}"
+glue("latency_growth", f"{efficiency.loc[(last, 'admiral'), 'latency_s_per_claim'] / x1.loc['admiral', 'latency_s_per_claim']:.2f}",
+     display=False)
+glue("last_factor", factors[-1], display=False)
+
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+for ax, metric, label in zip(axes, ("index_bytes", "index_build_s", "latency_s_per_claim"),
+                             ("index size (MB)", "index build (s)", "latency per claim (s)")):
+    for system, marker in (("admiral", "o"), ("dense-mdr", "s")):
+        values = [efficiency.loc[(f"hover-x{f}", system), metric] / (1e6 if metric == "index_bytes" else 1)
+                  for f in factors]
+        ax.plot(factors, values, marker=marker, label=system)
+    ax.set_xticks(factors)
+    ax.set_xlabel("corpus size (x HoVer pages)")
+    ax.set_title(label)
+axes[0].legend()
+save_figure(fig, figures_dir, "admiral", "efficiency")
+plt.show()
+
+# %% [markdown]
+# *Figure: index size, build time and per-claim latency of AdMIRaL and the dense baseline as the HoVer
+# corpus grows (2 CPU cores; dense build time is the encoding time, read from the cache entry when the index was
+# encoded in an earlier run).*
+#
+# On `hover-x1` the dense index takes {glue:text}`dense_mb_x1` MB and AdMIRaL's {glue:text}`admiral_mb_x1` MB:
+# the dense index is {glue:text}`memory_ratio` times larger (the paper: 5-10x against MDR and Baleen on
+# Wikipedia).  The ratio depends on granularity and size: our dense index holds one vector per *page* (MDR
+# indexes passages, several per page), and a few thousand pages make a small vocabulary and a small trie,
+# while vectors grow linearly with pages.  AdMIRaL's latency is {glue:text}`admiral_latency_x1` s per claim
+# on `hover-x1` (the paper: 2.87 s on a GPU; the issue's goal on 2 CPU cores: at most 1.5 s), and grows by a
+# factor of {glue:text}`latency_growth` at x{glue:text}`last_factor`: generation and reranking do not depend on
+# the corpus size, only BM25 does.
+#
+# ## BM25 backends on 100,000 synthetic documents
+#
+# `rank_bm25`'s `BM25Okapi` is the reference; the fast backend stores BM25 weights in a sparse matrix and
+# reproduces its scores (same IDF, same epsilon floor).  Documents: 60 Zipf-distributed words from a
+# 50,000-word vocabulary (seeded); queries: 8 words.
+
+# %%
+bench = benchmark_backends(n_docs=2_000 if smoke else 100_000, n_queries=5 if smoke else 50, seed=seed)
+for system in ("bm25-reference", "bm25-fast"):
+    for metric in ("seconds_per_query", "index_build_s"):
+        results.add(bench["dataset"], "all", system, metric, bench[system][metric], bench["n_queries"])
+    results.add(bench["dataset"], "all", system, "top10_agreement",
+                1.0 if system == "bm25-reference" else bench["top10_agreement"], bench["n_queries"])
+glue("bm25_speedup", f"{bench['speedup_per_query']:.0f}", display=False)
+glue("bm25_max_diff", f"{bench['max_abs_score_diff']:.1e}", display=False)
+pd.DataFrame({s: bench[s] for s in ("bm25-reference", "bm25-fast")}).T
+
+# %% [markdown]
+# The fast backend answers a query {glue:text}`bm25_speedup` times faster than the reference, with the same
+# top-10 sets and a largest score difference of {glue:text}`bm25_max_diff`.
+#
+# ## Summary
+#
+# On this machine AdMIRaL's sparse index is smaller than the dense one and its latency is dominated by the
+# neural steps, not by the corpus, as the paper argues; the absolute numbers belong to a small pooled corpus
+# and a CPU, and are not comparable with the paper's.

@@ -1,0 +1,110 @@
+"""The multi-hop loop on a hand-made corpus with stub components (the real models are tested elsewhere)."""
+from dataclasses import dataclass
+
+import pytest
+
+from proofbook.corpus import Corpus
+from proofbook.retrieval.admiral import Admiral, AdmiralConfig
+
+pytestmark = pytest.mark.unit
+
+
+def corpus():
+    c = Corpus("toy")
+    for title in "ABCDEFG":
+        c.add(title, [f"{title} first.", f"{title} second."])
+    return c
+
+
+class Index:
+    def search(self, claim, k=100):
+        return [(t, 1.0 / (i + 1)) for i, t in enumerate("BCDEFG")][:k]
+
+
+@dataclass
+class Result:
+    documents: list
+    sentences: list
+
+
+class Reranker:
+    """Scores a page by its position in 'CBADEFG' (C best); context is recorded."""
+    order = "CBADEFG"
+
+    def __init__(self):
+        self.contexts = []
+
+    def rerank(self, claim, titles, corpus, top_sentences=5, max_documents=10, context=None):
+        self.contexts.append(context)
+        titles = sorted(titles[:max_documents], key=self.order.index)
+        sentences = [((t, i), 1.0 - self.order.index(t) / 10 - i / 100) for t in titles for i in range(2)]
+        return Result(titles, sorted(sentences, key=lambda p: -p[1])[:top_sentences])
+
+
+@dataclass
+class Beam:
+    pointers: tuple
+    title: str
+    score: float
+
+
+class HopModel:
+    def __init__(self, titles):
+        self.titles, self.calls = titles, []
+
+    def generate_batch(self, queries, beam=25):
+        self.calls.append(queries)
+        return [[Beam((0,), t, -i) for i, t in enumerate(self.titles)] for _ in queries]
+
+
+def admiral(**config):
+    return Admiral(corpus(), Index(), Reranker(), {0: HopModel(["A", "Z"]), 1: HopModel(["C", "F", "G", "E"])},
+                   AdmiralConfig(**{"rerank_documents": 3, "top_sentences": 3, **config}))
+
+
+def test_initial_retrieval_puts_genre_titles_first_and_reranks():
+    trace = admiral(iterations=1).retrieve("a claim")
+    assert trace.candidates[:3] == ["A", "B", "C"]      # GENRE's A (Z is not a corpus title), then BM25
+    assert trace.reranked_documents == ["C", "B", "A"]  # reordered by their best sentence
+    assert [s.id for s, _ in trace.selected] == [("C", 0), ("C", 1), ("B", 0)]
+    assert trace.iterations == 1 and trace.ranking() == trace.initial_ranking() == list("CBADEFG")
+
+
+def test_a_hop_adds_new_documents_after_the_selected_ones():
+    model = admiral(iterations=2)
+    trace = model.retrieve("a claim")
+    hop = trace.hops[0]
+    assert hop.new_documents == ["F", "G", "E"]         # C was retrieved already; D is not generated
+    assert trace.ranking() == ["C", "B", "F", "G", "E", "A", "D"]
+    assert trace.ranking(top1=True) == ["C", "B", "F", "A", "D", "E", "G"]
+    assert model.reranker.contexts[-1] == "C first."   # the beam's pointer 0 = the best input sentence
+    assert len(hop.input_sentences) == 3
+
+
+def test_sufficiency_stops_after_iteration_one():
+    model = admiral(iterations=3)
+    model.sufficiency = lambda claim, sentences: True
+    trace = model.retrieve("a claim")
+    assert trace.stopped_by_sufficiency and trace.iterations == 1
+    assert model.hop_models[1].calls == []
+
+
+def test_reusing_the_initial_retrieval_runs_only_the_hops():
+    model = admiral(iterations=2)
+    first = model.retrieve_many(["one", "two"], progress=False)
+    calls = len(model.hop_models[0].calls)
+    again = model.retrieve_many(["one", "two"], progress=False, initial=first)
+    assert len(model.hop_models[0].calls) == calls       # no new GENRE step
+    assert [t.ranking() for t in again] == [t.ranking() for t in first]
+    with pytest.raises(ValueError, match="other claims"):
+        model.retrieve_many(["three"], initial=first)
+
+
+def test_bad_input_is_refused_before_any_work():
+    model = admiral()
+    with pytest.raises(ValueError, match="claim 1: empty claim"):
+        model.retrieve_many(["fine", "  "])
+    with pytest.raises(ValueError, match="iterations must be >= 1"):
+        Admiral(corpus(), Index(), Reranker(), {}, AdmiralConfig(iterations=0))
+    with pytest.raises(ValueError, match="needs a hop model"):
+        Admiral(corpus(), Index(), Reranker(), {0: HopModel([])}, AdmiralConfig(iterations=2))

@@ -144,7 +144,6 @@ for claim, trace in zip(hover_run.claims, hover_run.traces):
     display(beams_frame(trace.hops[0].beams, claim.gold_titles, top=8))
 
 # %% [markdown]
-# Typical patterns in these examples: the bridge entity the hop needs is not in any selected sentence (the
-# reranker kept sentences of the same page), or the model writes a plausible but wrong title from a related
-# domain.  A human study of *why* a proof or a retrieval fails is beyond this book; the counts above are what
-# can be measured.
+# Read these examples together with the stage table above: whether the bridge entity appears in a selected
+# sentence at all, and whether the beams stay in the claim's domain.  A human study of *why* a retrieval
+# fails is beyond this book; the counts above are what can be measured.

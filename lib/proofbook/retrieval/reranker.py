@@ -25,7 +25,7 @@ Training data (:func:`reranker_examples`), per claim with at least one gold sent
   the context's page (``no``) -- the hop-2 situation of step 5.
 
 So a claim contributes ``len(gold) + 1`` positives and ``negatives_per_claim + 1`` negatives: on the
-training claims that is 1 : 1.09 on HoVer (3.5 gold sentences per claim) and 1 : 1.9 on FEVEROUS-S
+training claims that is 1 : 1.12 on HoVer (3.5 gold sentences per claim) and 1 : 1.86 on FEVEROUS-S
 (2.1 per claim).  Sampling is seeded per claim (same seed and claim, same examples, whatever else is
 in the list).
 """
@@ -60,8 +60,11 @@ Context = str | SentenceId | None
 
 
 def default_train_config(**overrides) -> TrainConfig:
-    """One epoch at batch 16, lr 5e-5, 10% warm-up; evaluation on the dev pairs at the end."""
-    settings = {"epochs": 1, "batch_size": 16, "lr": 5e-5, "warmup_ratio": 0.1, "seed": 13}
+    """One epoch at batch 16, lr 1e-4, 10% warm-up; evaluation on the dev pairs at the end.
+
+    Measured on HoVer (2,400 pairs): lr 1e-4 reached dev accuracy 0.75; 2e-4 did not learn (0.59).
+    """
+    settings = {"epochs": 1, "batch_size": 16, "lr": 1e-4, "warmup_ratio": 0.1, "seed": 13}
     return TrainConfig(**{**settings, **overrides})
 
 

@@ -4,10 +4,9 @@ import itertools
 import pytest
 import torch
 
-from proofbook.corpus import Corpus, Sentence
+from proofbook.corpus import Corpus
 from proofbook.models import ArtifactCache, TrainConfig, object_codec
-from proofbook.retrieval.autoregressive import (AutoregressiveRetriever, Beam, RetrievalExample, format_input,
-                                                format_target, make_examples)
+from proofbook.retrieval.autoregressive import AutoregressiveRetriever, format_input, format_target, make_examples
 from proofbook.retrieval.tasks import RetrievalClaim, load_task
 
 PAGES = {

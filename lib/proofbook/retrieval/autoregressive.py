@@ -57,6 +57,7 @@ from proofbook.corpus import Corpus, Sentence
 from proofbook.models.loading import (load_model, load_seq2seq, load_tokenizer, quiet_transformers,
                                       resolve_checkpoint, set_special_token_ids, small_seq2seq, special_token_ids,
                                       warm_start_seq2seq_from_encoder)
+from proofbook.models.seq2seq import FILLER_SCORE, collate, first_id, mean_logprob, special_frame
 from proofbook.models.training import TrainConfig, TrainResult, set_seed, train
 from proofbook.retrieval.prefix_tree import (POINTER_TEMPLATE, TITLE_TEMPLATE, TitleTrie, encode_segment,
                                              pointer_tree, prefix_allowed_tokens_fn, retrieval_constraint)
@@ -66,9 +67,6 @@ logger = logging.getLogger(__name__)
 CONFIG_FILE = "autoregressive_retriever.json"
 TITLES_FILE = "titles.json"
 POINTER_RULES = ("last", "all")
-#: transformers starts beams 2..n at -1e9 so the first step expands only beam 1; a beam still below
-#: this score at the end never left that start (it only copied a live path) and is dropped
-_FILLER_SCORE = -1e6
 #: a sentence of the encoder input: a corpus Sentence or a ``(title, text)`` pair
 SentenceLike = Sentence | tuple[str, str]
 
@@ -242,22 +240,6 @@ def _fair_shares(lengths: list[int], budget: int) -> list[int]:
     return shares
 
 
-def _special_frame(tokenizer) -> tuple[list[int], list[int]]:
-    """The special tokens a tokenizer puts before and after one sequence, found with a probe word."""
-    bare = list(tokenizer("retrieval", add_special_tokens=False)["input_ids"])
-    full = list(tokenizer("retrieval")["input_ids"])
-    for start in range(len(full) - len(bare) + 1):
-        if full[start:start + len(bare)] == bare:
-            return full[:start], full[start + len(bare):]
-    raise ValueError(f"{type(tokenizer).__name__}: cannot locate the text between its special tokens")
-
-
-def _first_id(value) -> int | None:
-    if isinstance(value, (list, tuple)):
-        return int(value[0]) if value else None
-    return None if value is None else int(value)
-
-
 class AutoregressiveRetriever:
     """A seq2seq title generator for one hop, with prefix-tree constrained beam search.
 
@@ -286,8 +268,8 @@ class AutoregressiveRetriever:
         positions = self._max_positions()
         self.max_input_length = min(max_input_length, positions) if positions else max_input_length
         config = model.generation_config
-        self.eos_token_id = _first_id(config.eos_token_id)
-        self.pad_token_id = _first_id(config.pad_token_id)
+        self.eos_token_id = first_id(config.eos_token_id)
+        self.pad_token_id = first_id(config.pad_token_id)
         if self.eos_token_id is None or self.pad_token_id is None or config.decoder_start_token_id is None:
             raise ValueError("the model's generation config lacks eos/pad/decoder_start token ids; "
                              "use proofbook.models.set_special_token_ids")
@@ -295,7 +277,7 @@ class AutoregressiveRetriever:
         if self.separator is None:
             raise ValueError(f"{type(tokenizer).__name__} has neither a SEP nor an EOS token to separate the claim")
         self._separator_ids = encode_segment(tokenizer, self.separator)
-        self._prefix_ids, self._suffix_ids = _special_frame(tokenizer)
+        self._prefix_ids, self._suffix_ids = special_frame(tokenizer)
         self._special_overhead = len(self._prefix_ids) + len(self._suffix_ids)
 
     def __repr__(self) -> str:
@@ -334,7 +316,7 @@ class AutoregressiveRetriever:
         tokenizer = load_tokenizer(folder)
         model = load_seq2seq(folder)
         config, ids = model.generation_config, special_token_ids(tokenizer)
-        kept = {name: _first_id(getattr(config, name)) for name in ("pad_token_id", "eos_token_id",
+        kept = {name: first_id(getattr(config, name)) for name in ("pad_token_id", "eos_token_id",
                                                                      "decoder_start_token_id")}
         set_special_token_ids(model, **{name: ids[name] if value is None else value for name, value in kept.items()})
         return cls(model, tokenizer, titles, hop=hop, backend="checkpoint", **kwargs)
@@ -419,16 +401,7 @@ class AutoregressiveRetriever:
         return ids, self.encode_target(example.title, pointers)
 
     def _collate(self, batch: list[tuple[list[int], list[int]]]) -> dict[str, torch.Tensor]:
-        width = max(len(ids) for ids, _ in batch)
-        depth = max(len(labels) for _, labels in batch)
-        input_ids = torch.full((len(batch), width), self.pad_token_id, dtype=torch.long)
-        attention = torch.zeros((len(batch), width), dtype=torch.long)
-        labels = torch.full((len(batch), depth), -100, dtype=torch.long)
-        for row, (ids, target) in enumerate(batch):
-            input_ids[row, :len(ids)] = torch.tensor(ids)
-            attention[row, :len(ids)] = 1
-            labels[row, :len(target)] = torch.tensor(target)
-        return {"input_ids": input_ids, "attention_mask": attention, "labels": labels}
+        return collate(batch, self.pad_token_id)
 
     def fit(self, examples: Sequence[RetrievalExample], config: TrainConfig | None = None,
             dev_examples: Sequence[RetrievalExample] | None = None, dev_size: int = 200) -> TrainResult:
@@ -526,7 +499,7 @@ class AutoregressiveRetriever:
             beams: dict[str, Beam] = {}
             for row in range(item * num_return, (item + 1) * num_return):
                 parsed = constraint.parse(sequences[row])
-                if parsed is None or not scores[row] > _FILLER_SCORE:
+                if parsed is None or not scores[row] > FILLER_SCORE:
                     continue  # unfinished within the length limit, or a filler beam
                 title = next(value for name, value in parsed if name == "title")
                 pointers = tuple(dict.fromkeys(value for name, value in parsed if name == "pointer"))
@@ -540,13 +513,7 @@ class AutoregressiveRetriever:
         """Beam search's length-normalised scores; for greedy, the mean log-probability of the tokens."""
         if beam > 1:
             return out.sequences_scores.tolist()
-        tokens = out.sequences[:, 1:]
-        logprobs = torch.stack([torch.log_softmax(step.float(), dim=-1) for step in out.logits], dim=1)
-        picked = logprobs.gather(-1, tokens[:, :logprobs.shape[1], None]).squeeze(-1)
-        ends = (tokens == self.eos_token_id).int().argmax(dim=1)
-        ends = torch.where((tokens == self.eos_token_id).any(dim=1), ends, torch.full_like(ends, tokens.shape[1] - 1))
-        mask = torch.arange(picked.shape[1])[None, :] <= ends[:, None]
-        return ((picked * mask).sum(dim=1) / mask.sum(dim=1)).tolist()
+        return mean_logprob(out.logits, out.sequences[:, 1:], self.eos_token_id)
 
     # -- persistence
     def save(self, folder: os.PathLike | str) -> Path:

@@ -1,0 +1,337 @@
+"""The shared seq2seq model: train on text pairs, generate (greedy, beam, sampling, constrained), score.
+
+Every generator in the book is one of these (``../shared/docs/architecture.md``, "Seq2seq model"):
+the NatLog proof generator (AdMIRaL §3.2), the question generator of claims in the wild (Chen et al.
+2023, §3.1, the fine-tuned decomposition model), Entailer's premise generator H -> P (Tafjord et al.
+2022, §3) and its hypothesis writer.  AdMIRaL's title generator
+(:mod:`proofbook.retrieval.autoregressive`) has its own input truncation rule and reuses the pieces
+here (:func:`collate`, :func:`special_frame`, :func:`mean_logprob`).
+
+Three backends, as measured in ``../shared/docs/stack.md`` (no pretrained seq2seq model is
+installable offline):
+
+* :meth:`Seq2Seq.from_scratch` -- a small BART (d_model 256, 3+3 layers) initialised at random with
+  MiniLM's WordPiece tokenizer (uncased: generated text comes back lower-cased with spaced
+  punctuation);
+* :meth:`Seq2Seq.warm_start` -- MiniLM as encoder and decoder (``EncoderDecoderModel``, 49M parameters);
+* :meth:`Seq2Seq.from_checkpoint` -- any local seq2seq folder with its tokenizer (BART, GENRE, T5 such
+  as ``allenai/entailer-large``).
+
+Scores are length-normalised log-probabilities: the mean log-probability of the output tokens,
+EOS included (beam search's ``sequences_scores`` with ``length_penalty=1``, which is the same thing).
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import torch
+
+from proofbook.models.loading import (load_model, load_seq2seq, load_tokenizer, quiet_transformers,
+                                      resolve_checkpoint, set_special_token_ids, small_seq2seq, special_token_ids,
+                                      warm_start_seq2seq_from_encoder)
+from proofbook.models.training import TrainConfig, TrainResult, set_seed, train
+
+CONFIG_FILE = "proofbook_seq2seq.json"
+#: transformers starts beams 2..n at -1e9; a beam still below this at the end is a filler copy
+FILLER_SCORE = -1e6
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One output: decoded ``text`` (special tokens removed), its token ``ids`` (EOS excluded), its ``score``."""
+
+    text: str
+    ids: tuple[int, ...]
+    score: float
+
+
+def first_id(value) -> int | None:
+    """A token id from a config field that may hold one id or a list of ids."""
+    if isinstance(value, (list, tuple)):
+        return int(value[0]) if value else None
+    return None if value is None else int(value)
+
+
+def special_frame(tokenizer) -> tuple[list[int], list[int]]:
+    """The special tokens a tokenizer puts before and after one sequence, found with a probe word."""
+    bare = list(tokenizer("retrieval", add_special_tokens=False)["input_ids"])
+    full = list(tokenizer("retrieval")["input_ids"])
+    for start in range(len(full) - len(bare) + 1):
+        if full[start:start + len(bare)] == bare:
+            return full[:start], full[start + len(bare):]
+    raise ValueError(f"{type(tokenizer).__name__}: cannot locate the text between its special tokens")
+
+
+def collate(batch: Sequence[tuple[Sequence[int], Sequence[int]]], pad_token_id: int) -> dict[str, torch.Tensor]:
+    """Pad ``(input ids, label ids)`` pairs: ``input_ids``/``attention_mask`` with pad, ``labels`` with -100."""
+    width = max(len(ids) for ids, _ in batch)
+    depth = max(len(labels) for _, labels in batch)
+    input_ids = torch.full((len(batch), width), pad_token_id, dtype=torch.long)
+    attention = torch.zeros((len(batch), width), dtype=torch.long)
+    labels = torch.full((len(batch), depth), -100, dtype=torch.long)
+    for row, (ids, target) in enumerate(batch):
+        input_ids[row, :len(ids)] = torch.tensor(list(ids), dtype=torch.long)
+        attention[row, :len(ids)] = 1
+        labels[row, :len(target)] = torch.tensor(list(target), dtype=torch.long)
+    return {"input_ids": input_ids, "attention_mask": attention, "labels": labels}
+
+
+def mean_logprob(step_logits: Sequence[torch.Tensor], tokens: torch.Tensor, eos_token_id: int) -> list[float]:
+    """Mean log-probability of ``tokens`` (up to and including the first EOS) under per-step logits."""
+    logprobs = torch.stack([torch.log_softmax(step.float(), dim=-1) for step in step_logits], dim=1)
+    tokens = tokens[:, :logprobs.shape[1]]
+    picked = logprobs.gather(-1, tokens[:, :, None]).squeeze(-1)
+    is_eos = tokens == eos_token_id
+    ends = torch.where(is_eos.any(dim=1), is_eos.int().argmax(dim=1), torch.full_like(tokens[:, 0], tokens.shape[1] - 1))
+    mask = torch.arange(picked.shape[1])[None, :] <= ends[:, None]
+    return ((picked * mask).sum(dim=1) / mask.sum(dim=1)).tolist()
+
+
+class Seq2Seq:
+    """A transformers encoder-decoder with its tokenizer: fit on text pairs, generate, score."""
+
+    def __init__(self, model, tokenizer, *, max_input_length: int = 256, max_target_length: int = 64,
+                 backend: str = "checkpoint", device: str | None = None):
+        self.model, self.tokenizer, self.backend = model, tokenizer, backend
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.model.to(self.device).eval()
+        config = getattr(model.config, "encoder", model.config)
+        positions = getattr(config, "max_position_embeddings", None)
+        self.max_input_length = min(max_input_length, positions) if positions else max_input_length
+        self.max_target_length = max_target_length
+        generation = model.generation_config
+        self.eos_token_id = first_id(generation.eos_token_id)
+        self.pad_token_id = first_id(generation.pad_token_id)
+        if self.eos_token_id is None or self.pad_token_id is None or generation.decoder_start_token_id is None:
+            raise ValueError("the model's generation config lacks eos/pad/decoder_start token ids; "
+                             "use proofbook.models.set_special_token_ids")
+        self._prefix_ids, self._suffix_ids = special_frame(tokenizer)
+
+    def __repr__(self) -> str:
+        n = sum(p.numel() for p in self.model.parameters()) / 1e6
+        return f"Seq2Seq({self.backend}, {type(self.model).__name__}, {n:.1f}M parameters)"
+
+    # -- constructors
+    @classmethod
+    def warm_start(cls, checkpoint: os.PathLike | str = "minilm", *, seed: int = 0, **kwargs) -> "Seq2Seq":
+        """Encoder and decoder warm-started from a local encoder checkpoint (MiniLM: 49M parameters)."""
+        set_seed(seed)
+        return cls(warm_start_seq2seq_from_encoder(checkpoint), load_tokenizer(checkpoint), backend="warm-start",
+                   **kwargs)
+
+    @classmethod
+    def from_scratch(cls, tokenizer: os.PathLike | str = "minilm", *, d_model: int = 256, layers: int = 3,
+                     heads: int = 4, ffn_dim: int | None = None, dropout: float = 0.1, seed: int = 0,
+                     **kwargs) -> "Seq2Seq":
+        """A small BART initialised at random (seeded) for the tokenizer of a local checkpoint (MiniLM's)."""
+        tok = load_tokenizer(tokenizer)
+        set_seed(seed)
+        positions = max(kwargs.get("max_input_length", 256), kwargs.get("max_target_length", 64), 128)
+        model = small_seq2seq(len(tok), d_model=d_model, layers=layers, heads=heads, ffn_dim=ffn_dim,
+                              max_positions=positions, dropout=dropout, **special_token_ids(tok))
+        return cls(model, tok, backend="scratch", **kwargs)
+
+    @classmethod
+    def from_checkpoint(cls, folder: os.PathLike | str, **kwargs) -> "Seq2Seq":
+        """Any local seq2seq checkpoint folder with its tokenizer; missing special ids come from the tokenizer."""
+        tokenizer = load_tokenizer(folder)
+        model = load_seq2seq(folder)
+        generation, ids = model.generation_config, special_token_ids(tokenizer)
+        kept = {name: first_id(getattr(generation, name))
+                for name in ("pad_token_id", "eos_token_id", "decoder_start_token_id")}
+        set_special_token_ids(model, **{k: ids[k] if v is None else v for k, v in kept.items()})
+        return cls(model, tokenizer, backend="checkpoint", **kwargs)
+
+    # -- encoding
+    def encode_input(self, text: str) -> list[int]:
+        """Encoder ids of ``text``: cut at the end to ``max_input_length`` tokens, special tokens kept."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"empty model input {text!r}")
+        budget = self.max_input_length - len(self._prefix_ids) - len(self._suffix_ids)
+        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])[:budget]
+        return self._prefix_ids + ids + self._suffix_ids
+
+    def encode_target(self, text: str) -> list[int]:
+        """Decoder label ids of ``text`` (cut to ``max_target_length`` - 1), then EOS."""
+        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return ids[:self.max_target_length - 1] + [self.eos_token_id]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=True).strip()
+
+    def collate(self, batch: Sequence[tuple[Sequence[int], Sequence[int]]]) -> dict[str, torch.Tensor]:
+        return collate(batch, self.pad_token_id)
+
+    # -- training
+    def fit(self, pairs: Sequence[tuple[str, str]], config: TrainConfig | None = None,
+            dev_pairs: Sequence[tuple[str, str]] | None = None,
+            evaluate: Callable[[torch.nn.Module], float] | None = None) -> TrainResult:
+        """Maximum-likelihood training on ``(input, target)`` text pairs.
+
+        Model selection (early stopping) uses ``evaluate(model)`` (higher is better) if given, else
+        the mean target log-probability of ``dev_pairs`` if given, else none.
+        """
+        if not pairs:
+            raise ValueError("fit: no training pairs")
+        encoded = [self._encode_pair(i, (source, target)) for i, (source, target) in enumerate(pairs)]
+        if evaluate is None and dev_pairs:
+            dev = list(dev_pairs)
+            evaluate = lambda model: float(sum(self.score([s for s, _ in dev], [t for _, t in dev])) / len(dev))  # noqa: E731
+        with warnings.catch_warnings():  # EncoderDecoderModel warns on every step that it computes the loss
+            warnings.filterwarnings("ignore", message="Version v4.12.0 introduces", category=FutureWarning)
+            result = train(self.model, encoded, self.collate, evaluate, config or TrainConfig())
+        self.model.eval()
+        return result
+
+    def _encode_pair(self, position: int, pair: tuple[str, str]) -> tuple[list[int], list[int]]:
+        source, target = pair
+        if not isinstance(target, str) or not target.strip():
+            raise ValueError(f"training pair {position}: empty target {target!r} (input {source!r:.80})")
+        try:
+            return self.encode_input(source), self.encode_target(target)
+        except ValueError as err:
+            raise ValueError(f"training pair {position}: {err}") from None
+
+    # -- scoring
+    def score(self, inputs: Sequence[str], targets: Sequence[str], batch_size: int = 16) -> list[float]:
+        """Mean log-probability per target token (EOS included) of each target given its input."""
+        if len(inputs) != len(targets):
+            raise ValueError(f"score: {len(inputs)} inputs but {len(targets)} targets")
+        scores: list[float] = []
+        self.model.eval()
+        for first in range(0, len(inputs), batch_size):
+            chunk = [self._encode_pair(first + i, pair)
+                     for i, pair in enumerate(zip(inputs[first:first + batch_size], targets[first:first + batch_size]))]
+            batch = {k: v.to(self.device) for k, v in self.collate(chunk).items()}
+            with torch.no_grad():
+                logits = self.model(**batch).logits.float()
+            labels = batch["labels"]
+            mask = labels != -100
+            logprobs = torch.log_softmax(logits, dim=-1).gather(-1, labels.clamp(min=0)[:, :, None]).squeeze(-1)
+            scores += ((logprobs * mask).sum(dim=1) / mask.sum(dim=1)).tolist()
+        return scores
+
+    # -- generation
+    def generate(self, inputs: Sequence[str], *, beam: int = 1, num_return: int = 1, sample: bool = False,
+                 top_p: float | None = None, temperature: float = 1.0, max_new_tokens: int | None = None,
+                 constraints=None, batch_size: int = 8, seed: int | None = None) -> list[list[Generated]]:
+        """Outputs per input, best first (sampling: in sampled order, duplicates kept).
+
+        ``constraints``: ``None``, one :class:`~proofbook.retrieval.prefix_tree.SequenceConstraint` for
+        every input, a list with one per input, or a callable ``input index -> constraint``.
+        ``seed`` (sampling) makes the samples reproducible.
+        """
+        if beam < 1 or num_return < 1:
+            raise ValueError(f"beam and num_return must be >= 1, got {beam} and {num_return}")
+        if not sample and num_return > beam:
+            raise ValueError(f"num_return ({num_return}) cannot exceed beam ({beam}) without sampling")
+        if sample and beam != 1:
+            raise ValueError("sampling here is plain (beam=1) nucleus sampling")
+        encoded = []
+        for position, text in enumerate(inputs):
+            try:
+                encoded.append(self.encode_input(text))
+            except ValueError as err:
+                raise ValueError(f"input {position}: {err}") from None
+        if seed is not None:
+            set_seed(seed, deterministic=False)
+        results: list[list[Generated]] = []
+        for first in range(0, len(encoded), batch_size):
+            chunk = encoded[first:first + batch_size]
+            chunk_constraints = self._constraints_for(constraints, first, len(chunk))
+            results += self._generate_chunk(chunk, chunk_constraints, beam=beam, num_return=num_return,
+                                            sample=sample, top_p=top_p, temperature=temperature,
+                                            max_new_tokens=max_new_tokens)
+        return results
+
+    @staticmethod
+    def _constraints_for(constraints, first: int, count: int):
+        if constraints is None:
+            return None
+        if callable(constraints) and not hasattr(constraints, "allowed"):
+            return [constraints(first + i) for i in range(count)]
+        if hasattr(constraints, "allowed"):
+            return [constraints] * count
+        return list(constraints[first:first + count])
+
+    def _generate_chunk(self, chunk: list[list[int]], constraints, *, beam: int, num_return: int, sample: bool,
+                        top_p: float | None, temperature: float, max_new_tokens: int | None) -> list[list[Generated]]:
+        from proofbook.retrieval.prefix_tree import prefix_allowed_tokens_fn
+
+        batch = self.collate([(ids, [self.eos_token_id]) for ids in chunk])
+        limit = max_new_tokens or self.max_target_length
+        if constraints is not None:
+            lengths = [c.max_length() for c in constraints]
+            if all(n is not None for n in lengths):
+                limit = min(limit, max(lengths) + 1)
+        settings = dict(num_return_sequences=num_return, max_new_tokens=limit, no_repeat_ngram_size=0,
+                        repetition_penalty=1.0, min_length=0, return_dict_in_generate=True,
+                        forced_bos_token_id=None, forced_eos_token_id=None)
+        if sample:
+            settings.update(do_sample=True, num_beams=1, temperature=temperature, top_p=top_p or 1.0, top_k=0,
+                            output_logits=True)
+            if constraints is not None:  # generate() expands each input num_return times before sampling
+                constraints = [c for c in constraints for _ in range(num_return)]
+        elif beam > 1:
+            settings.update(do_sample=False, num_beams=beam, length_penalty=1.0, early_stopping=False,
+                            output_scores=True)
+        else:
+            settings.update(do_sample=False, num_beams=1, output_logits=True)
+        if constraints is not None:
+            settings["prefix_allowed_tokens_fn"] = prefix_allowed_tokens_fn(constraints)
+        with torch.no_grad(), quiet_transformers():
+            out = self.model.generate(input_ids=batch["input_ids"].to(self.device),
+                                      attention_mask=batch["attention_mask"].to(self.device), **settings)
+        tokens = out.sequences[:, 1:]  # drop the decoder start token
+        if beam > 1 and not sample:
+            scores = out.sequences_scores.tolist()
+        else:
+            scores = mean_logprob(out.logits, tokens, self.eos_token_id)
+        results = []
+        for item in range(len(chunk)):
+            outputs = []
+            for row in range(item * num_return, (item + 1) * num_return):
+                if not scores[row] > FILLER_SCORE:
+                    continue
+                ids = tokens[row].tolist()
+                if self.eos_token_id in ids:
+                    ids = ids[:ids.index(self.eos_token_id)]
+                ids = [t for t in ids if t != self.pad_token_id]
+                outputs.append(Generated(self.decode(ids), tuple(ids), float(scores[row])))
+            if not sample:
+                outputs.sort(key=lambda g: -g.score)
+            results.append(outputs)
+        return results
+
+    # -- persistence
+    def save(self, folder: os.PathLike | str) -> Path:
+        """Write model, tokenizer and settings into ``folder`` (usable with ``object_codec``)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with quiet_transformers():
+            self.model.save_pretrained(folder)
+            self.tokenizer.save_pretrained(folder)
+        settings = {"max_input_length": self.max_input_length, "max_target_length": self.max_target_length,
+                    "backend": self.backend, "model_class": type(self.model).__name__}
+        (folder / CONFIG_FILE).write_text(json.dumps(settings, indent=1), encoding="utf-8")
+        return folder
+
+    @classmethod
+    def load(cls, folder: os.PathLike | str, device: str | None = None) -> "Seq2Seq":
+        """A model written by :meth:`save`."""
+        import transformers
+
+        folder = resolve_checkpoint(folder)
+        settings_file = folder / CONFIG_FILE
+        if not settings_file.is_file():
+            raise FileNotFoundError(f"{settings_file}: missing; not a folder written by Seq2Seq.save "
+                                    "(use Seq2Seq.from_checkpoint for a plain checkpoint folder)")
+        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        model = load_model(getattr(transformers, settings.pop("model_class")), folder)
+        return cls(model, load_tokenizer(folder), device=device, **settings)
+

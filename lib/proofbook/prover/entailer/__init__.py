@@ -1,0 +1,13 @@
+"""Entailer (Tafjord, Dalvi Mishra & Clark, EMNLP 2022): faithful and truthful chains of reasoning.
+
+Modules (``papers.md`` §3 has the paper's facts; each module's docstring states its departures):
+
+* :mod:`.formats` -- the official text formats of the three behaviours (``$proof$``, ``$valid$``, ``$implied$``);
+* :mod:`.hypotheses` -- question + answer option -> declarative hypothesis (rules, or a trained writer);
+* :mod:`.behaviours` -- the model interface (premise generator, truth scorer, entailment scorer): models
+  trained here, or a local ``allenai/entailer-large`` folder; the scorers' training data;
+* :mod:`.search` -- backward chaining, answer selection, Entailer+Direct;
+* :mod:`.trees` -- entailment trees with every node's scores, as text and HTML;
+* :mod:`.memory` -- a teachable belief memory that overrides the truth scorer (the paper's future work);
+* :mod:`.experiments` -- what the notebooks call (training with the artifact cache, systems, metrics).
+"""

@@ -1,0 +1,135 @@
+"""Backward chaining against fake behaviours: rejection, ranking, recursion, answers, Entailer+Direct."""
+import math
+
+import pytest
+
+from proofbook.prover.entailer.memory import BeliefMemory
+from proofbook.prover.entailer.search import (SearchConfig, answer_directly, answer_question, check_options, prove)
+from proofbook.prover.entailer.trees import ProofNode, TreeView, render_html, render_text
+
+pytestmark = pytest.mark.unit
+
+
+class FakeModel:
+    """Premise sets per statement (greedy = the first; sampling = the first k); dict scores."""
+
+    def __init__(self, premises, truth, entail, default_truth=0.5, default_entail=0.9):
+        self.premises, self.truth, self.entail = premises, truth, entail
+        self.default_truth, self.default_entail = default_truth, default_entail
+        self.calls = []
+
+    def generate_premises(self, hypotheses, k, sample, temperature, top_p, seed):
+        self.calls.append((tuple(hypotheses), k, sample, temperature, top_p))
+        return [[list(p) for p in self.premises.get(h, [])[:k]] for h in hypotheses]
+
+    def truth_scores(self, statements):
+        return [self.truth.get(s, self.default_truth) for s in statements]
+
+    def entailment_scores(self, proofs):
+        return [self.entail.get((tuple(p), h), self.default_entail) for p, h in proofs]
+
+
+def world():
+    premises = {
+        "H": [["bad premise", "p2"], ["p1", "p2"], ["p1", "p3"]],
+        "p1": [["q1", "q2"]],
+        "p2": [["r1"]],
+    }
+    truth = {"H": 0.6, "bad premise": 0.2, "p1": 0.7, "p2": 0.9, "p3": 0.95, "q1": 0.99, "q2": 0.99, "r1": 0.5}
+    entail = {(("p1", "p2"), "H"): 0.8, (("p1", "p3"), "H"): 0.7, (("q1", "q2"), "p1"): 0.95, (("r1",), "p2"): 0.9}
+    return FakeModel(premises, truth, entail)
+
+
+def test_one_step_rejects_and_ranks_by_the_product():
+    model = world()
+    [root] = prove(["H"], model, SearchConfig.sampled(max_depth=1, k=3))
+    assert [c.rejected is not None for c in root.candidates] == [True, False, False]
+    assert "premise score 0.20 < 0.5" in root.candidates[0].rejected
+    # (0.7*0.9)*0.8 = 0.504 vs (0.7*0.95)*0.7 = 0.4655
+    assert [p.statement for p in root.premises] == ["p1", "p2"]
+    assert math.isclose(root.proof_score, 0.7 * 0.9 * 0.8)
+    assert all(not p.expanded for p in root.premises)
+    # the paper's sampling settings reach the generator at the top level
+    assert model.calls[0][1:] == (3, True, 2.0, 0.95)
+
+
+def test_recursion_keeps_a_proof_only_when_it_beats_direct_confidence():
+    model = world()
+    [root] = prove(["H"], model, SearchConfig.sampled(max_depth=2, k=3))
+    p1, p2 = root.premises
+    # p1: proof 0.99*0.99*0.95 = 0.931 > c_d 0.7 -> kept
+    assert p1.expanded and math.isclose(p1.proof_score, 0.99 * 0.99 * 0.95)
+    # p2: proof 0.5*0.9 = 0.45 <= c_d 0.9 -> leaf
+    assert not p2.expanded and "kept as a leaf" in p2.note
+    assert math.isclose(root.proof_score, p1.proof_score * 0.9 * 0.8)
+    # below the top level the search is greedy (k=1, no sampling)
+    assert model.calls[1][1:3] == (1, False)
+
+
+def test_depth_limit_and_top_level_always_expanded():
+    model = world()
+    [root] = prove(["H"], model, SearchConfig.greedy(max_depth=1))
+    # greedy: the first candidate only, which is rejected -> still expanded (best rejected)
+    assert len(root.candidates) == 1 and root.expanded
+    assert "every candidate rejected" in root.note
+    assert all(p.note == "depth limit" for p in root.premises)
+
+
+def test_loop_guard_and_memory_override():
+    model = FakeModel({"H": [["H2", "x"]], "H2": [["H", "y"]]}, {"H": 0.6, "H2": 0.6, "x": 0.9, "y": 0.9}, {})
+    [root] = prove(["H"], model, SearchConfig.greedy(max_depth=3))
+    assert root.premises[0].premises == [] or all(
+        "repeats an ancestor" in n.note for n in root.walk() if n.statement == "H" and n is not root)
+    memory = BeliefMemory()
+    memory.teach("x", False)
+    [taught] = prove(["H"], model, SearchConfig.greedy(max_depth=3), memory=memory)
+    x = [n for n in taught.walk() if n.statement == "x"][0]
+    assert x.source == "memory" and x.direct == 0.0
+    assert taught.candidates[0].rejected  # a premise now scores 0 < 0.5
+
+
+def test_answers_direct_entailer_and_combined():
+    premises = {"A is right": [["fact a"]], "B is right": [["fact b"]]}
+    truth = {"A is right": 0.55, "B is right": 0.9, "fact a": 0.95, "fact b": 0.6}
+    entail = {(("fact a",), "A is right"): 0.95, (("fact b",), "B is right"): 0.7}
+    model = FakeModel(premises, truth, entail)
+    options = [("A", "a"), ("B", "b")]
+    result = answer_question("q1", options, ["A is right", "B is right"], model, SearchConfig.greedy())
+    assert result.entailer.label == "A"  # 0.9025 vs 0.42
+    assert result.direct.label == "B"
+    assert result.combined.label == "A" and not result.faithfulness_break  # proof 0.9025 > direct 0.9
+    truth["B is right"] = 0.97
+    result = answer_question("q1", options, ["A is right", "B is right"], model, SearchConfig.greedy())
+    assert result.combined.label == "B" and result.faithfulness_break
+    direct = answer_directly("q1", options, ["A is right", "B is right"], model)
+    assert direct.direct.label == "B" and direct.seconds >= 0
+
+
+@pytest.mark.parametrize("options, message", [([("A", "x")], "at least two options"),
+                                              ([("A", "x"), ("B", " ")], "option 'B' is empty"),
+                                              ([], "at least two options")])
+def test_bad_questions(options, message):
+    with pytest.raises(ValueError, match=message):
+        check_options(options, "q7")
+    with pytest.raises(ValueError, match="q7"):
+        answer_question("q7", options, ["h"] * len(options), world(), SearchConfig())
+
+
+def test_bad_config():
+    with pytest.raises(ValueError, match="max_depth"):
+        SearchConfig(max_depth=0)
+
+
+def test_trees_render_with_scores_and_round_trip():
+    [root] = prove(["H"], world(), SearchConfig.sampled(max_depth=2, k=3))
+    text = render_text(root, candidates=True)
+    assert text.splitlines()[0].startswith("H  [direct 0.60, entail 0.80, proof")
+    assert "x candidate: bad premise (0.20)" in text and "rejected" in text
+    assert "└── p2" in text
+    html = render_html(root, candidates=True, title="option A")
+    assert "<script" not in html and "direct 0.60" in html and "option A" in html
+    assert "rejected: premise score" in html
+    assert TreeView(root)._repr_html_().startswith("<style>")
+    copy = ProofNode.from_dict(root.to_dict())
+    assert render_text(copy, True) == text
+    assert root.height == 2 and len(root.leaves()) == 3

@@ -1,0 +1,83 @@
+"""Veracity classifier and metrics: MAE/soft accuracy, near-duplicate removal, selection split, training."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from proofbook.classifier.metrics import confusion_matrix, mae, mae_by_label, soft_accuracy, veracity_metrics
+from proofbook.classifier.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
+                                           constant_predictions, liar_examples, remove_near_duplicates,
+                                           selection_split)
+from proofbook.data.politifact import LABELS
+from proofbook.models import ArtifactCache
+
+pytestmark = pytest.mark.unit
+
+
+def test_metrics_on_label_indices():
+    gold, predicted = [0, 1, 2, 3, 4, 5], [0, 2, 2, 5, 4, 0]
+    assert mae(gold, predicted) == pytest.approx((0 + 1 + 0 + 2 + 0 + 5) / 6)
+    assert soft_accuracy(gold, predicted) == pytest.approx(4 / 6)
+    metrics = veracity_metrics(gold, predicted)
+    assert metrics["accuracy"] == pytest.approx(0.5) and set(metrics) == {"accuracy", "macro_f1", "mae", "soft_accuracy"}
+    assert confusion_matrix(gold, predicted)[5, 0] == 1 and confusion_matrix(gold, predicted).sum() == 6
+    assert mae_by_label([3, 3, 0], [1, 3, 0]) == {0: (0.0, 1), 3: (1.0, 2)}
+    with pytest.raises(ValueError):
+        mae([1], [])
+
+
+def test_baseline_and_label_order():
+    assert LABELS == ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
+    assert constant_predictions([None, None]) == [3, 3]
+
+
+def test_inputs_normalise_venue_and_person():
+    liar = SimpleNamespace(id="1.json", statement="Taxes doubled.", speaker="jane-doe", context="a mailer",
+                           label="false", justification="Records show they rose 5%.")
+    cd = SimpleNamespace(example_id=5, claim="Taxes doubled.", person="Jane Doe",
+                         venue="stated on May 1, 2019 in a mailer:", label="true",
+                         justification=["Para one.", "Para  two."])
+    [a] = liar_examples([liar], evidence="justification")
+    [b] = claimdecomp_examples([cd], evidence="justification")
+    assert a.text == b.text == "Jane Doe a mailer Taxes doubled."
+    assert a.evidence == "Records show they rose 5%." and b.evidence == "Para one. Para two."
+    assert claimdecomp_examples([cd], evidence={5: "web"})[0].evidence == "web"
+    assert liar_examples([liar])[0].evidence == ""
+
+
+def example(i, statement=None, label="false"):
+    return VeracityExample(f"x:{i}", statement or f"Claim number {i}.", f"P claim number {i}", "", label)
+
+
+def test_near_duplicates_removed_by_statement_key():
+    train = [example(1, "Bush's tax cut \u201cworked\u201d"), example(2, "Something else"), example(3)]
+    kept, removed = remove_near_duplicates(train, ["bushs tax cut worked", "unrelated"])
+    assert removed == 1 and [e.claim_id for e in kept] == ["x:2", "x:3"]
+
+
+def test_selection_split_is_deterministic_and_by_statement():
+    examples = [example(i) for i in range(500)] + [example(1000, "Claim number 3.")]
+    train, selection = selection_split(examples, 0.1)
+    assert 25 <= len(selection) <= 80 and len(train) + len(selection) == 501
+    assert selection_split(examples, 0.1) == (train, selection)
+    side = {e.claim_id: (e in selection) for e in examples}
+    assert side["x:3"] == side["x:1000"]
+    with pytest.raises(ValueError):
+        selection_split(examples, 1.5)
+
+
+def test_tiny_training_selects_by_mae_and_caches(tmp_path):
+    labels = list(LABELS)
+    examples = [VeracityExample(f"x:{i}", f"statement {i}", f"speaker {i % 3} says statement {i}", "evidence",
+                                labels[i % 6]) for i in range(60)]
+    settings = VeracitySettings(max_length=24, epochs=1, batch_size=8, limit=24, evaluations_per_epoch=2)
+    cache = ArtifactCache(tmp_path)
+    classifier = VeracityClassifier.cached("wild-veracity-test", examples, settings, cache, progress=False)
+    assert classifier.train_result.best_metric is not None  # a selection MAE was computed
+    assert classifier.summary["counts"]["train"] == 24
+    predicted = classifier.predict(examples[:5])
+    again = VeracityClassifier.cached("wild-veracity-test", examples, settings, cache, progress=False)
+    assert cache.stats["hits"] == 1 and again.predict(examples[:5]) == predicted
+    assert again.summary["counts"]["train"] == 24
+    assert set(again.evaluate(examples[:6])) == {"accuracy", "macro_f1", "mae", "soft_accuracy"}
+    assert np.allclose(again.predict_proba(examples[:2]).sum(axis=1), 1, atol=1e-5)

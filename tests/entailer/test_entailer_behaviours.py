@@ -1,0 +1,127 @@
+"""The behaviours: a local T5 Entailer folder in the official formats (tiny random T5 + offline tokenizer),
+wrong checkpoint folders, and the scorers' training data."""
+import string
+from types import SimpleNamespace
+
+import pytest
+
+from proofbook.models.loading import CheckpointError, minilm_path
+from proofbook.prover.entailer import behaviours as bh
+from proofbook.prover.entailer.search import SearchConfig, answer_question
+
+pytestmark = pytest.mark.unit
+
+WORDS = "$proof$ $valid$ $implied$ $hypothesis$ = ; [PREMISE] true false a leaf is green the sun star".split()
+
+
+@pytest.fixture(scope="module")
+def t5_folder(tmp_path_factory):
+    """A tiny randomly initialised T5 with a Unigram tokenizer built offline, saved like a real checkpoint."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import T5Config, T5ForConditionalGeneration, T5TokenizerFast
+
+    folder = tmp_path_factory.mktemp("entailer-tiny-t5")
+    pieces = ["<pad>", "</s>", "<unk>", "\u2581"] + ["\u2581" + w for w in WORDS] + list(string.ascii_letters + "$;=[]")
+    vocab = [(p, 0.0 if i < 3 else -i / 10) for i, p in enumerate(dict.fromkeys(pieces))]
+    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=2))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    tokenizer.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+    fast = T5TokenizerFast(tokenizer_object=tokenizer, eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
+                           extra_ids=0)
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=len(vocab), d_model=16, d_ff=32, d_kv=8, num_layers=1, num_heads=2,
+                      decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
+    T5ForConditionalGeneration(config).save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder
+
+
+def test_checkpoint_scores_with_the_official_targets(t5_folder):
+    model = bh.EntailerCheckpoint(t5_folder)
+    seen = []
+    score = model.model.score
+
+    def recording(inputs, targets, batch_size=16):
+        seen.extend(zip(inputs, targets))
+        return score(inputs, targets, batch_size)
+
+    model.model.score = recording
+    truth = model.truth_scores(["a leaf is green", "the sun is a star"])
+    assert len(truth) == 2 and all(0 < s < 1 for s in truth)
+    assert ("$valid$ ; $hypothesis$ = a leaf is green", "$valid$ = true") in seen
+    assert ("$valid$ ; $hypothesis$ = a leaf is green", "$valid$ = false") in seen
+    [entail] = model.entailment_scores([(["a leaf is green"], "a leaf is a colour")])
+    assert 0 < entail < 1
+    assert ("$implied$ ; $hypothesis$ = a leaf is a colour ; $proof$ = [PREMISE] a leaf is green",
+            "$implied$ = true") in seen
+    assert model.truth_scores([]) == [] and model.entailment_scores([]) == []
+
+
+def test_checkpoint_generates_and_runs_the_search(t5_folder):
+    model = bh.EntailerCheckpoint(t5_folder, max_new_tokens=12)
+    sets = model.generate_premises(["a leaf is green"], k=3, sample=True, seed=1)
+    assert len(sets) == 1 and len(sets[0]) + model.malformed == 3  # a random model writes mostly junk
+    result = answer_question("q", [("A", "green"), ("B", "red")], ["a leaf is green", "a leaf is red"], model,
+                             SearchConfig.sampled(k=2))
+    assert result.entailer.label in ("A", "B")
+
+
+def test_wrong_checkpoint_folders(tmp_path):
+    with pytest.raises(CheckpointError, match="must be a seq2seq model"):
+        bh.EntailerCheckpoint(minilm_path())
+    with pytest.raises(CheckpointError, match="missing config.json"):
+        bh.EntailerCheckpoint(tmp_path)
+    with pytest.raises(CheckpointError, match="model-hub id"):
+        bh.EntailerCheckpoint("allenai/entailer-large")
+
+
+def _tree(context, steps):
+    from proofbook.data.entailmentbank import ProofStep
+    return SimpleNamespace(context=context, steps=[ProofStep(tuple(p), c, t) for p, c, t in steps])
+
+
+def test_truth_examples_are_balanced_with_named_sources():
+    tree = _tree({"sent1": "a leaf is a kind of plant part", "sent2": "a magnet attracts iron objects",
+                  "sent3": "green is a kind of colour"},
+                 [(("sent1", "sent3"), "int1", "a leaf is a green plant part"),
+                  (("int1", "sent2"), "hypothesis", "a magnet attracts a leaf")])
+    data = bh.truth_examples([tree], ["the sun is a star"], ["the moon is a star", "the sun is a planet"], seed=0)
+    assert data.labels.count("true") == data.labels.count("false") > 0
+    assert all(b == "" for _, b in data.pairs)
+    sources = set(data.sources)
+    assert "obqa wrong option" in sources or "perturbed premise" in sources
+    assert bh.truth_examples([tree], [], [], seed=0).pairs == bh.truth_examples([tree], [], [], seed=0).pairs
+
+
+def test_negate_and_perturb():
+    import random
+    assert bh.negate("a leaf is green") == "a leaf is not green"
+    assert bh.negate("metals cannot melt") == "metals can melt"
+    assert bh.negate("dogs bark") is None
+    changed = bh.perturb("a leaf is a kind of plant part", ["magnets attract iron"], random.Random(0))
+    assert changed != "a leaf is a kind of plant part" and len(changed.split()) == 8
+
+
+def test_entailment_examples_mix_sources():
+    from proofbook.data.entailmentbank import Entailment
+    from proofbook.data.nli import NliPair
+    steps = [Entailment(("p%d a" % i, "p%d b" % i), "c%d" % i) for i in range(20)]
+    nli = [NliPair(str(i), "x", "y", label, "sick") for i, label in enumerate(["ENTAILMENT", "NEUTRAL"] * 5)]
+    data = bh.entailment_examples(steps, nli, seed=1)
+    assert data.labels.count("true") == data.labels.count("false")
+    assert {"entailmentbank step", "shuffled premises", "incomplete premises", "sick entailment"} <= set(data.sources)
+    assert ("p3 a . p3 b", "c3") in data.pairs
+    capped = bh.entailment_examples(steps, nli, seed=1, max_examples=10)
+    assert len(capped) <= 10
+
+
+def test_near_duplicates():
+    cleaned = bh.drop_near_duplicates(["The sun is a star.", "a moon"], lambda s: [s], ["star a is the sun"])
+    assert cleaned.examples == ["a moon"] and cleaned.removed == 1
+
+
+def test_premise_pairs_use_the_official_format():
+    from proofbook.data.entailmentbank import Entailment
+    [(source, target)] = bh.premise_pairs([Entailment(("p1", "p2"), "h")])
+    assert source == "$proof$ ; $hypothesis$ = h" and target == "$proof$ = [PREMISE] p1 [PREMISE] p2"

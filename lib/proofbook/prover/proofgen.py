@@ -1,0 +1,342 @@
+"""The proof generator: a seq2seq model writing ProoFVer proofs, decoded under claim/evidence constraints.
+
+AdMIRaL (Aly & Vlachos 2022, §3.2) generates a natural-logic proof for the claim and the selected
+sentences and reads sufficiency off the proofs (:mod:`proofbook.prover.sufficiency`).  As in ProoFVer
+(``papers.md`` §1):
+
+* **input** ``claim </s> Title ; evidence1 </s> Title ; evidence2 ...`` (:func:`proof_input`);
+* **output** the proof string ``{ claim span } [ evidence span ] OP ...``;
+* **constrained decoding** (:func:`proof_constraint`, on :mod:`proofbook.retrieval.prefix_tree`): each
+  triple is a claim span from a trie of the claim's 1-6-word n-grams, an evidence span from a trie of
+  the evidence sentences' 1-6-word n-grams, then one of the six operators; triples repeat, then EOS.
+
+**Training proofs** (:func:`training_proofs`): the few-shot gold-like proofs of QA-NatVer (with their
+evidence), plus proofs built here for the training claims of HoVer and FEVEROUS-S: the claim is chunked
+and each chunk aligned to a gold evidence sentence's span (:mod:`proofbook.prover.alignment`), and the
+operator model labels each pair (:mod:`proofbook.prover.operators`).  For every such claim a second,
+*insufficient* input drops one gold sentence (a distractor takes its place); the steps that were aligned
+to the dropped sentence are re-aligned to what is left and get independence ``#`` -- the paper's way of
+teaching the prover that missing evidence leaves the claim unproven.  Every input also holds
+``distractors`` sentences from other pages, shuffled with the gold ones.
+
+Departures, stated: the claim-span trie holds every claim n-gram, so "in claim order" is checked after
+decoding (:class:`~proofbook.prover.natlog.Proof` rejects out-of-order spans; such beams are dropped and
+counted) rather than enforced token by token; spans are lower-cased by the uncased MiniLM tokenizer; the
+model is :class:`proofbook.models.seq2seq.Seq2Seq` (a small BART trained from scratch, or MiniLM
+warm-started), not BART-large.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+import re
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from tqdm.auto import tqdm
+
+from proofbook.prover.natlog import OPERATORS, Proof, ProofError, format_proof, ProofStep
+
+MAX_NGRAM = 6
+_WORDS = re.compile(r"\w+(?:['’\-.]\w+)*", re.UNICODE)
+Evidence = Sequence[tuple[str, str]]       # (title, sentence) pairs
+
+
+def proof_input(claim: str, evidence: Evidence, separator: str = "</s>") -> str:
+    """``claim </s> Title ; evidence1 </s> Title ; evidence2 ...`` (ProoFVer's encoder input)."""
+    parts = [claim.strip()] + [f"{title} ; {sentence}".strip() if title else sentence for title, sentence in evidence]
+    return f" {separator} ".join(parts)
+
+
+def ngrams(text: str, max_words: int = MAX_NGRAM) -> list[str]:
+    """Every run of 1..max_words consecutive words of ``text``, as substrings (inner punctuation kept), in text order."""
+    words = list(_WORDS.finditer(text))
+    out = []
+    for start in range(len(words)):
+        for end in range(start + 1, min(len(words), start + max_words) + 1):
+            out.append(text[words[start].start():words[end - 1].end()])
+    return list(dict.fromkeys(out))
+
+
+def proof_constraint(tokenizer, claim: str, evidence: Evidence, eos_token_id: int, max_steps: int | None = None):
+    """The :class:`~proofbook.retrieval.prefix_tree.SequenceConstraint` ``({ claim n-gram } [ evidence n-gram ] OP)+``."""
+    from proofbook.retrieval.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segments
+
+    claim_grams = ngrams(claim)
+    evidence_grams = list(dict.fromkeys(g for _, sentence in evidence for g in ngrams(sentence)))
+    if not claim_grams:
+        raise ProofError(f"the claim has no words to prove: {claim!r}")
+    if not evidence_grams:
+        raise ProofError(f"no evidence words to align the claim {claim[:60]!r} to")
+    trees = []
+    for texts in ([f"{{ {g} }}" for g in claim_grams], [f"[ {g} ]" for g in evidence_grams], list(OPERATORS)):
+        tree = PrefixTree()
+        for text, ids in zip(texts, encode_segments(tokenizer, texts)):
+            if ids:
+                tree.add(ids, text)
+        trees.append(tree)
+    steps = max_steps or min(12, len(_WORDS.findall(claim)))
+    segments = [Segment(trees[0], name="claim"), Segment(trees[1], name="evidence"), Segment(trees[2], name="operator")]
+    return SequenceConstraint(segments, eos_token_id, min_cycles=1, max_cycles=steps)
+
+
+# --- training data ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainingProof:
+    """One training pair of the generator, with where it came from."""
+
+    claim: str
+    evidence: tuple[tuple[str, str], ...]
+    target: str
+    sufficient: bool          # the input holds every gold sentence (few-shot: always True)
+    source: str               # "fewshot", "hover", "feverous_s"
+    claim_id: str
+
+    @property
+    def input(self) -> str:
+        return proof_input(self.claim, self.evidence)
+
+
+@dataclass(frozen=True)
+class ProofgenSettings:
+    """How the generator is trained; the defaults are the book's full-size run."""
+
+    seed: int = 0
+    max_claims_per_dataset: int = 250
+    distractors: int = 2
+    max_evidence: int = 5
+    fewshot_repeat: int = 2
+    backend: str = "scratch"          # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
+    epochs: int = 12
+    batch_size: int = 16
+    lr: float = 5e-4
+    max_input_length: int = 160
+    max_target_length: int = 96
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "ProofgenSettings":
+        return cls(seed=seed, max_claims_per_dataset=6, fewshot_repeat=1, epochs=1, max_input_length=96,
+                   max_target_length=48)
+
+
+def _rng(seed: int, key: str) -> random.Random:
+    return random.Random(int(hashlib.sha1(f"{seed}:{key}".encode()).hexdigest(), 16))
+
+
+def fewshot_proofs(data_dir=None) -> list[TrainingProof]:
+    """QA-NatVer's processed few-shot proofs with gold evidence (FEVER train claims), one per proof variant."""
+    from proofbook.data.natlog import read_fewshot_processed
+
+    out = []
+    for example in read_fewshot_processed(data_dir, num_samples=64, use_retr="False"):
+        out.append(TrainingProof(example.claim, tuple(example.evidence_sentences), format_proof(example.steps), True,
+                                 "fewshot", str(example.claim_id)))
+    return out
+
+
+@dataclass(frozen=True)
+class EvidenceSet:
+    """A claim with a selection of sentences: all gold ones (``missing`` None) or all but gold sentence ``missing``."""
+
+    claim: str
+    claim_id: str
+    sentences: tuple                  # proofbook.corpus.Sentence, gold and distractors shuffled
+    gold: tuple                       # the gold Sentence objects present
+    missing: object = None            # the dropped gold Sentence, if any
+    source: str = ""
+
+    @property
+    def sufficient(self) -> bool:
+        return self.missing is None
+
+    @property
+    def evidence(self) -> tuple[tuple[str, str], ...]:
+        return tuple((s.title, s.text) for s in self.sentences)
+
+
+def evidence_sets(tasks, max_claims: int, distractors: int, max_evidence: int, seed: int = 0,
+                  claims_per_task: dict | None = None) -> list[EvidenceSet]:
+    """For each training claim (at most ``max_claims`` per task): a sufficient and an insufficient selection.
+
+    Distractors are sentences of other pages of the same corpus, drawn with ``seed``; the insufficient
+    selection drops one gold sentence (drawn) and adds one more distractor in its place.
+    """
+    out = []
+    for task in tasks:
+        claims = (claims_per_task or {}).get(task.dataset) or task.train
+        titles = task.corpus.titles
+        kept = 0
+        for claim in claims:
+            if kept >= max_claims:
+                break
+            gold = [task.corpus.sentence(sid) for sid in claim.gold_sentences][:max_evidence - 1]
+            if not gold:
+                continue
+            kept += 1
+            rng = _rng(seed, f"{task.dataset}:{claim.id}")
+            pool = [t for t in rng.sample(titles, min(len(titles), 8)) if t not in claim.gold_titles]
+            noise = []
+            for title in pool:
+                doc = task.corpus[title]
+                if doc.sentences:
+                    noise.append(doc.sentence(rng.randrange(len(doc.sentences))))
+                if len(noise) >= distractors + 1:
+                    break
+            full = gold + noise[:max(0, min(distractors, max_evidence - len(gold)))]
+            rng.shuffle(full)
+            out.append(EvidenceSet(claim.claim, claim.id, tuple(full), tuple(gold), None, task.dataset))
+            drop = rng.randrange(len(gold))
+            partial = [s for s in full if s != gold[drop]] + noise[distractors:distractors + 1]
+            rng.shuffle(partial)
+            out.append(EvidenceSet(claim.claim, claim.id, tuple(partial), tuple(g for i, g in enumerate(gold) if i != drop),
+                                   gold[drop], task.dataset))
+    return out
+
+
+def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress: bool = True) -> list[TrainingProof]:
+    """Chunk, align and label: a sufficient set's proof aligns chunks to its gold sentences and asks the
+    operator model; an insufficient set's proof is the same, with the chunks that were aligned to the
+    missing sentence re-aligned to the remaining sentences and given ``#``."""
+    from proofbook.prover.alignment import chunk_claim
+
+    out: list[TrainingProof] = []
+    full_sets = [s for s in sets if s.sufficient]
+    by_claim = {(s.source, s.claim_id): s for s in full_sets}
+    batch = 32
+    alignments: dict[tuple[str, str], list] = {}
+    for first in tqdm(range(0, len(full_sets), batch), desc="align gold evidence", disable=not progress):
+        chunk = full_sets[first:first + batch]
+        rows = aligner.align_many([s.claim for s in chunk], [[g.text for g in s.gold] for s in chunk])
+        for s, row in zip(chunk, rows):
+            alignments[(s.source, s.claim_id)] = row
+    pairs = [(a.chunk, a.evidence_span) for row in alignments.values() for a in row]
+    operators = iter(operator_model.predict(pairs)) if pairs else iter(())
+    labelled = {key: [next(operators) for _ in row] for key, row in alignments.items()}
+    for s in tqdm(sets, desc="build proofs", disable=not progress):
+        key = (s.source, s.claim_id)
+        if key not in alignments:
+            continue
+        full = by_claim[key]
+        row, ops = alignments[key], labelled[key]
+        steps = []
+        if s.sufficient:
+            steps = [ProofStep(a.chunk, a.evidence_span, op) for a, op in zip(row, ops)]
+        else:
+            missing_index = full.gold.index(s.missing)
+            lost = [a.chunk for a in row if a.sentence == missing_index]
+            if not lost:   # nothing was aligned to the dropped sentence: drop the variant (it says nothing)
+                continue
+            redo = {a.chunk: a for a in aligner.align(s.claim, [x.text for x in s.sentences], chunks=lost)}
+            for a, op in zip(row, ops):
+                if a.chunk in redo:
+                    steps.append(ProofStep(a.chunk, redo[a.chunk].evidence_span, "#"))
+                else:
+                    steps.append(ProofStep(a.chunk, a.evidence_span, op))
+        out.append(TrainingProof(s.claim, s.evidence, format_proof(steps), s.sufficient, s.source, s.claim_id))
+    return out
+
+
+# --- the generator ------------------------------------------------------------------------------
+
+class ProofGenerator:
+    """A :class:`~proofbook.models.seq2seq.Seq2Seq` that writes proofs, with constrained decoding."""
+
+    def __init__(self, seq2seq):
+        self.seq2seq = seq2seq
+
+    def __repr__(self) -> str:
+        return f"ProofGenerator({self.seq2seq!r})"
+
+    @classmethod
+    def new(cls, settings: ProofgenSettings = ProofgenSettings()) -> "ProofGenerator":
+        from proofbook.models.seq2seq import Seq2Seq
+
+        kwargs = dict(seed=settings.seed, max_input_length=settings.max_input_length,
+                      max_target_length=settings.max_target_length)
+        if settings.backend == "warm-start":
+            return cls(Seq2Seq.warm_start("minilm", **kwargs))
+        if settings.backend != "scratch":
+            raise ValueError(f"unknown backend {settings.backend!r}; expected 'scratch' or 'warm-start'")
+        return cls(Seq2Seq.from_scratch("minilm", **kwargs))
+
+    def fit(self, proofs: Sequence[TrainingProof], settings: ProofgenSettings, dev: Sequence[TrainingProof] = ()):
+        from proofbook.models import TrainConfig
+
+        config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, warmup_ratio=0.1,
+                             seed=settings.seed, patience=2 if dev else None)
+        return self.seq2seq.fit([(p.input, p.target) for p in proofs], config,
+                                dev_pairs=[(p.input, p.target) for p in dev] or None)
+
+    def constraint(self, claim: str, evidence: Evidence):
+        return proof_constraint(self.seq2seq.tokenizer, claim, evidence, self.seq2seq.eos_token_id)
+
+    def generate(self, claims: Sequence[str], evidence: Sequence[Evidence], beam: int = 5, num_return: int | None = None,
+                 constrained: bool = True, batch_size: int = 8) -> list[list[Proof]]:
+        """Proofs per claim, best first; beams that do not read as a proof of the claim are dropped
+        (:attr:`dropped` counts them)."""
+        if len(claims) != len(evidence):
+            raise ValueError(f"generate: {len(claims)} claims but {len(evidence)} evidence lists")
+        inputs = [proof_input(c, e) for c, e in zip(claims, evidence)]
+        constraints = [self.constraint(c, e) for c, e in zip(claims, evidence)] if constrained else None
+        outputs = self.seq2seq.generate(inputs, beam=beam, num_return=num_return or beam, constraints=constraints,
+                                        batch_size=batch_size)
+        self.dropped = 0
+        results = []
+        for claim, ev, beams in zip(claims, evidence, outputs):
+            proofs = []
+            for generated in beams:
+                try:
+                    proofs.append(Proof.parse(generated.text, claim=claim, evidence=tuple(ev), score=generated.score))
+                except ProofError:
+                    self.dropped += 1
+            results.append(proofs)
+        return results
+
+    def save(self, folder):
+        return self.seq2seq.save(folder)
+
+    @classmethod
+    def load(cls, folder, device: str | None = None) -> "ProofGenerator":
+        from proofbook.models.seq2seq import Seq2Seq
+
+        return cls(Seq2Seq.load(folder, device=device))
+
+
+def training_proofs(tasks, aligner, operator_model, settings: ProofgenSettings, data_dir=None,
+                    progress: bool = True) -> list[TrainingProof]:
+    """The few-shot proofs (repeated ``fewshot_repeat`` times) plus proofs built for the tasks' training claims."""
+    sets = evidence_sets(tasks, settings.max_claims_per_dataset, settings.distractors, settings.max_evidence,
+                         settings.seed)
+    built = build_proofs(sets, aligner, operator_model, progress=progress)
+    return fewshot_proofs(data_dir) * settings.fewshot_repeat + built
+
+
+def cached_generator(tasks, aligner, operator_model, settings: ProofgenSettings, data_dir=None, cache=None,
+                     operator_key: str = "", progress: bool = True):
+    """Train (or load) the generator; returns ``(generator, training proofs, seconds)``.
+
+    The training proofs are cached too (``natlog-training-proofs``); the key holds the settings, the
+    tasks' training claims and ``operator_key`` (which operator model labelled them).
+    """
+    from proofbook.models import ArtifactCache, fingerprint
+    from proofbook.models.cache import object_codec
+
+    cache = cache or ArtifactCache()
+    data_key = {"settings": dataclasses.asdict(settings), "operator_model": operator_key,
+                "tasks": fingerprint([(t.dataset, [c.id for c in t.train[:settings.max_claims_per_dataset * 2]],
+                                       t.corpus.n_sentences()) for t in tasks])}
+    start = time.perf_counter()
+    proofs = cache.cache_pickle("natlog-training-proofs", data_key,
+                                lambda: training_proofs(tasks, aligner, operator_model, settings, data_dir, progress))
+
+    def build():
+        generator = ProofGenerator.new(settings)
+        generator.fit(proofs, settings)
+        return generator
+
+    generator = cache.get_or_build("natlog-proof-generator", {**data_key, "proofs": fingerprint([dataclasses.astuple(p) for p in proofs])},
+                                   build, *object_codec(ProofGenerator))
+    return generator, proofs, time.perf_counter() - start

@@ -1,0 +1,303 @@
+"""Sufficiency: does the selected evidence suffice to verify the claim?  The check that stops AdMIRaL's loop.
+
+AdMIRaL (Aly & Vlachos 2022, §3.2; ``papers.md`` §1, "Sufficiency") stops retrieving when a natural-logic
+proof of the claim from the selected sentences reaches a verdict: evidence is insufficient when a claim
+span gets independence (``#``) -- and cover / reverse entailment do not conclusively decide either, so the
+automaton sends them to NOT ENOUGH INFO too.  The reference rule (:class:`NatlogSufficiency`): generate
+proofs with beam search, keep those whose length-normalised log-probability is above a threshold (-0.9
+in the reference code), and call the evidence sufficient iff at least one proof is kept and every kept
+proof ends in SUPPORTS or REFUTES.
+
+Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``sufficiency`` hook of
+:class:`proofbook.retrieval.admiral.Admiral`, plus a batched ``decide_many`` used by
+:func:`simulate_stopping`.  The systems of the paper's Table 6 (``results.md``, ``admiral/06_sufficiency``):
+
+* ``suff-natlog`` -- :class:`NatlogSufficiency` (the proof generator, constrained beam, the rule above);
+* ``suff-lexical`` -- :class:`LexicalSufficiency`: one proof from the same chunking and alignment with
+  WordNet operators; sufficient iff its verdict is not NOT ENOUGH INFO;
+* ``suff-classifier`` -- :class:`ClassifierSufficiency`: a MiniLM cross-encoder on (claim, the selected
+  sentences) trained on sufficient / insufficient selections of the training claims (the paper uses a
+  BART classifier);
+* ``suff-always`` / ``suff-never`` / ``fixed-2`` -- stop after iteration 1 / run to the limit / stop after
+  iteration 2; ``oracle`` -- stop as soon as the selected sentences hold a full gold evidence set.
+
+The truth at a decision point (:func:`selection_is_sufficient`): HoVer -- the selected sentences contain
+every gold sentence; FEVEROUS-S, whose pages hold only gold sentences -- the selected sentences' pages
+cover every gold page (page recall).
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from tqdm.auto import tqdm
+
+from proofbook.corpus import Sentence
+from proofbook.prover.natlog import NEI, Proof
+
+REFERENCE_THRESHOLD = -0.9
+SYSTEMS = ("suff-natlog", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
+
+
+def _evidence(sentences: Sequence[Sentence]) -> list[tuple[str, str]]:
+    return [(s.title, s.text) for s in sentences]
+
+
+@dataclass
+class Decision:
+    """One sufficiency decision with the proofs behind it (for the book's error analysis)."""
+
+    sufficient: bool
+    proofs: list[Proof] = field(default_factory=list)
+    kept: list[Proof] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def reference_rule(proofs: Sequence[Proof], threshold: float = REFERENCE_THRESHOLD) -> tuple[bool, list[Proof]]:
+    """Keep proofs scoring above ``threshold``; sufficient iff any is kept and none of the kept ends in NEI."""
+    kept = [p for p in proofs if p.score is not None and p.score > threshold]
+    return bool(kept) and all(p.verdict != NEI for p in kept), kept
+
+
+class _Hook:
+    """Shared plumbing: ``__call__`` is the Admiral hook, ``decide_many`` the batched form."""
+
+    def __call__(self, claim: str, sentences: Sequence[Sentence]) -> bool:
+        return self.decide_many([claim], [list(sentences)])[0].sufficient
+
+    def decide(self, claim: str, sentences: Sequence[Sentence]) -> Decision:
+        return self.decide_many([claim], [list(sentences)])[0]
+
+    def decide_many(self, claims: Sequence[str], selections: Sequence[Sequence[Sentence]]) -> list[Decision]:
+        raise NotImplementedError
+
+
+class NatlogSufficiency(_Hook):
+    """The reference decision rule on proofs from :class:`~proofbook.prover.proofgen.ProofGenerator`."""
+
+    def __init__(self, generator, beam: int = 5, threshold: float = REFERENCE_THRESHOLD, constrained: bool = True,
+                 batch_size: int = 8):
+        self.generator, self.beam, self.threshold = generator, beam, threshold
+        self.constrained, self.batch_size = constrained, batch_size
+
+    def decide_many(self, claims, selections) -> list[Decision]:
+        out: list[Decision] = [Decision(False) for _ in claims]
+        todo = [i for i, s in enumerate(selections) if s]          # no sentence: nothing can be proven
+        if todo:
+            start = time.perf_counter()
+            proofs = self.generator.generate([claims[i] for i in todo], [_evidence(selections[i]) for i in todo],
+                                             beam=self.beam, constrained=self.constrained, batch_size=self.batch_size)
+            each = (time.perf_counter() - start) / len(todo)
+            for i, found in zip(todo, proofs):
+                sufficient, kept = reference_rule(found, self.threshold)
+                out[i] = Decision(sufficient, found, kept, each)
+        return out
+
+
+class LexicalSufficiency(_Hook):
+    """One lexical proof (chunking, MiniLM alignment, WordNet operators); sufficient iff its verdict is not NEI."""
+
+    def __init__(self, aligner):
+        self.aligner = aligner
+
+    def decide_many(self, claims, selections) -> list[Decision]:
+        from proofbook.prover.lexical import lexical_proof
+
+        out: list[Decision] = [Decision(False) for _ in claims]
+        todo = [i for i, s in enumerate(selections) if s]
+        if todo:
+            start = time.perf_counter()
+            rows = self.aligner.align_many([claims[i] for i in todo], [[s.text for s in selections[i]] for i in todo])
+            each = (time.perf_counter() - start) / len(todo)
+            for i, row in zip(todo, rows):
+                proof = lexical_proof(claims[i], [(a.chunk, a.evidence_span) for a in row], _evidence(selections[i]))
+                out[i] = Decision(proof.verdict != NEI, [proof], [proof], each)
+        return out
+
+
+CLASSIFIER_LABELS = ("insufficient", "sufficient")
+
+
+def classifier_passage(sentences: Sequence[Sentence]) -> str:
+    return " </s> ".join(f"{s.title} ; {s.text}" for s in sentences)
+
+
+class ClassifierSufficiency(_Hook):
+    """A cross-encoder over (claim, ``Title ; sentence </s> ...``) -> insufficient / sufficient."""
+
+    def __init__(self, encoder, threshold: float = 0.5):
+        if list(encoder.labels) != list(CLASSIFIER_LABELS):
+            raise ValueError(f"a sufficiency classifier needs labels {list(CLASSIFIER_LABELS)}, got {encoder.labels}")
+        self.encoder, self.threshold = encoder, threshold
+
+    def decide_many(self, claims, selections) -> list[Decision]:
+        out: list[Decision] = [Decision(False) for _ in claims]
+        todo = [i for i, s in enumerate(selections) if s]
+        if todo:
+            start = time.perf_counter()
+            probs = self.encoder.predict_proba([(claims[i], classifier_passage(selections[i])) for i in todo], progress=False)
+            each = (time.perf_counter() - start) / len(todo)
+            for i, p in zip(todo, probs):
+                out[i] = Decision(bool(p[1] >= self.threshold), seconds=each)
+        return out
+
+    def save(self, folder):
+        return self.encoder.save(folder)
+
+    @classmethod
+    def load(cls, folder, device: str | None = None) -> "ClassifierSufficiency":
+        from proofbook.models import CrossEncoder
+
+        return cls(CrossEncoder.load(folder, device=device))
+
+
+@dataclass(frozen=True)
+class ClassifierSettings:
+    seed: int = 0
+    max_claims_per_dataset: int = 400
+    distractors: int = 2
+    max_evidence: int = 5
+    max_length: int = 128
+    epochs: int = 1
+    batch_size: int = 16
+    lr: float = 5e-5
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "ClassifierSettings":
+        return cls(seed=seed, max_claims_per_dataset=6, max_length=48)
+
+
+def train_classifier(tasks, settings: ClassifierSettings = ClassifierSettings(), cache=None) -> tuple[ClassifierSufficiency, float]:
+    """Train (or load) the sufficiency classifier on the tasks' training claims; returns it and the seconds."""
+    from proofbook.models import ArtifactCache, CrossEncoder, TrainConfig, fingerprint
+    from proofbook.models.cache import object_codec
+    from proofbook.prover.proofgen import evidence_sets
+
+    cache = cache or ArtifactCache()
+    sets = evidence_sets(tasks, settings.max_claims_per_dataset, settings.distractors, settings.max_evidence,
+                         settings.seed)
+
+    def build() -> ClassifierSufficiency:
+        encoder = CrossEncoder("minilm", labels=CLASSIFIER_LABELS, max_length=settings.max_length)
+        encoder.fit([(s.claim, classifier_passage(s.sentences)) for s in sets],
+                    [CLASSIFIER_LABELS[s.sufficient] for s in sets],
+                    config=TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr,
+                                       seed=settings.seed))
+        return ClassifierSufficiency(encoder)
+
+    key = {"settings": dataclasses.asdict(settings),
+           "sets": fingerprint([(s.claim_id, [x.id for x in s.sentences], s.sufficient) for s in sets])}
+    start = time.perf_counter()
+    model = cache.get_or_build("natlog-sufficiency-classifier", key, build, *object_codec(ClassifierSufficiency))
+    return model, time.perf_counter() - start
+
+
+# --- the truth and the stopping simulation ------------------------------------------------------
+
+def selection_is_sufficient(claim, sentences: Sequence[Sentence], dataset: str) -> bool:
+    """Whether the selected sentences hold a full gold evidence set (module docstring)."""
+    if dataset.startswith("feverous_s") or not claim.gold_sentences:
+        return set(claim.gold_titles) <= {s.title for s in sentences}
+    return set(claim.gold_sentences) <= {s.id for s in sentences}
+
+
+def selections(trace, top_sentences: int = 5) -> list[list[Sentence]]:
+    """The selected sentences after each iteration of a trace (1, 2, ...), as the loop computed them."""
+    current = list(trace.initial_selected)
+    out = [[s for s, _ in current]]
+    for hop in trace.hops:
+        current = sorted(current + hop.new_sentences, key=lambda pair: -pair[1])[:top_sentences]
+        out.append([s for s, _ in current])
+    return out
+
+
+def truncated(trace, iterations: int, top_sentences: int = 5):
+    """The trace as if the loop had stopped after ``iterations`` (the loop is deterministic given its state)."""
+    chosen = selections(trace, top_sentences)[iterations - 1]
+    kept = trace.hops[:iterations - 1]
+    scored = {s.id: score for hop in [None] + kept for s, score in
+              (trace.initial_selected if hop is None else hop.new_sentences)}
+    return dataclasses.replace(trace, hops=list(kept), selected=[(s, scored.get(s.id, 0.0)) for s in chosen],
+                               stopped_by_sufficiency=iterations < trace.iterations)
+
+
+@dataclass
+class StoppingRun:
+    """What one sufficiency system did on a set of traces."""
+
+    system: str
+    stops: list[int]                                   # iterations run, per claim
+    decisions: list[list[tuple[bool, bool]]]           # per claim: (decided sufficient, truly sufficient) per point
+    rankings: dict[str, list[str]]
+    details: list[list[Decision]]
+    seconds_per_decision: float = 0.0
+
+
+Decide = Callable[[Sequence[str], Sequence[Sequence[Sentence]]], list[Decision]]
+
+
+def fixed_rule(stop_after: int) -> Decide:
+    """``suff-always`` (1), ``fixed-2`` (2), ``suff-never`` (a number past the limit)."""
+    def decide(claims, sels, iteration=None):
+        return [Decision(iteration is not None and iteration >= stop_after) for _ in claims]
+    decide.needs_iteration = True
+    return decide
+
+
+def simulate_stopping(system: str, traces, claims, dataset: str, decide, limit: int = 3, top_sentences: int = 5,
+                      progress: bool = False) -> StoppingRun:
+    """Run a sufficiency decision on traces made to ``limit`` iterations without stopping, claim by
+    claim as the loop would: at iterations 1..limit-1 decide; stop at the first "sufficient".
+
+    ``decide`` is a hook's ``decide_many``, :func:`fixed_rule`, or ``"oracle"``.
+    """
+    sels = [selections(t, top_sentences) for t in traces]
+    truth = [[selection_is_sufficient(c, s, dataset) for s in per] for c, per in zip(claims, sels)]
+    stops = [None] * len(traces)
+    decisions: list[list[tuple[bool, bool]]] = [[] for _ in traces]
+    details: list[list[Decision]] = [[] for _ in traces]
+    seconds, count = 0.0, 0
+    for iteration in tqdm(range(1, limit), desc=system, disable=not progress):
+        active = [i for i in range(len(traces)) if stops[i] is None]
+        if not active:
+            break
+        claims_now, sels_now = [traces[i].claim for i in active], [sels[i][iteration - 1] for i in active]
+        if decide == "oracle":
+            made = [Decision(truth[i][iteration - 1]) for i in active]
+        elif getattr(decide, "needs_iteration", False):
+            made = decide(claims_now, sels_now, iteration)
+        else:
+            start = time.perf_counter()
+            made = decide(claims_now, sels_now)
+            seconds += time.perf_counter() - start
+            count += len(active)
+        for i, decision in zip(active, made):
+            decisions[i].append((decision.sufficient, truth[i][iteration - 1]))
+            details[i].append(decision)
+            if decision.sufficient or iteration >= len(sels[i]):   # stop; or the loop had no further hop
+                stops[i] = iteration
+    stops = [s if s is not None else min(limit, len(sels[i])) for i, s in enumerate(stops)]
+    rankings = {c.id: truncated(t, k, top_sentences).ranking() for c, t, k in zip(claims, traces, stops)}
+    return StoppingRun(system, stops, decisions, rankings, details, seconds / count if count else 0.0)
+
+
+def stopping_metrics(run: StoppingRun, claims) -> list[dict]:
+    """Rows ``{"metric", "value", "n"}``: suff_acc, suff_f1 (over decision points), recall@5, avg_hops (over claims)."""
+    from proofbook.retrieval.metrics import recall_at_k
+
+    points = [p for per in run.decisions for p in per]
+    rows = []
+    if points:
+        correct = sum(d == t for d, t in points)
+        tp = sum(d and t for d, t in points)
+        fp = sum(d and not t for d, t in points)
+        fn = sum(t and not d for d, t in points)
+        f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        rows += [{"metric": "suff_acc", "value": correct / len(points), "n": len(points)},
+                 {"metric": "suff_f1", "value": f1, "n": len(points)}]
+    recall = [recall_at_k(run.rankings[c.id], c.gold_titles, 5) for c in claims]
+    rows += [{"metric": "recall@5", "value": sum(recall) / len(claims), "n": len(claims)},
+             {"metric": "avg_hops", "value": sum(run.stops) / len(run.stops), "n": len(claims)}]
+    return rows

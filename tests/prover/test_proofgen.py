@@ -1,0 +1,103 @@
+"""The proof generator: input format, constrained decoding, training proofs (proofbook.prover.proofgen)."""
+import pytest
+
+from proofbook.corpus import Corpus
+from proofbook.models import load_tokenizer
+from proofbook.prover.alignment import Alignment
+from proofbook.prover.natlog import OPERATORS, Proof
+from proofbook.prover.proofgen import (EvidenceSet, ProofGenerator, ProofgenSettings, TrainingProof, build_proofs,
+                                       evidence_sets, ngrams, proof_constraint, proof_input)
+from proofbook.retrieval.prefix_tree import encode_segment
+from proofbook.retrieval.tasks import RetrievalClaim, RetrievalTask
+
+pytestmark = pytest.mark.unit
+EOS = 102
+CLAIM = "Anne Rice was born in New Jersey."
+EVIDENCE = [("Anne Rice", "Anne Rice is an American novelist."), ("Anne Rice", "Rice was born in New Orleans.")]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return load_tokenizer("minilm")
+
+
+def test_input_format_and_ngrams():
+    assert proof_input(CLAIM, EVIDENCE) == ("Anne Rice was born in New Jersey. </s> Anne Rice ; Anne Rice is an American "
+                                            "novelist. </s> Anne Rice ; Rice was born in New Orleans.")
+    grams = ngrams("The 49ers' big season")
+    assert grams[:4] == ["The", "The 49ers", "The 49ers' big", "The 49ers' big season"] and len(grams) == 10
+    assert len(ngrams("a b c d e f g h")) == 8 + 7 + 6 + 5 + 4 + 3  # n-grams of 1..6 words
+
+
+def test_constraint_accepts_a_proof_and_allows_only_operators_after_bracket(tokenizer):
+    constraint = proof_constraint(tokenizer, CLAIM, EVIDENCE, EOS)
+    target = "{ anne rice } [ anne rice ] = { was born in new jersey } [ was born in new orleans ] |"
+    ids = tokenizer(target, add_special_tokens=False)["input_ids"]
+    parsed = constraint.parse(ids + [EOS])
+    assert [name for name, _ in parsed] == ["claim", "evidence", "operator"] * 2
+    after_bracket = ids[:ids.index(tokenizer.convert_tokens_to_ids("]")) + 1]
+    allowed = set(constraint.allowed(after_bracket))
+    assert allowed == {encode_segment(tokenizer, op)[0] for op in OPERATORS}
+    assert constraint.parse(tokenizer("{ anne rice } [ new jersey ] =", add_special_tokens=False)["input_ids"] + [EOS]) is None
+    assert constraint.allowed(ids)[-1] == EOS or EOS in constraint.allowed(ids)
+
+
+def corpus_task():
+    corpus = Corpus("tiny")
+    corpus.add("Anne Rice", ["Anne Rice is an American novelist.", "She wrote vampire novels."])
+    corpus.add("New Orleans", ["New Orleans is a city in Louisiana.", "It is known for jazz."])
+    for i in range(6):
+        corpus.add(f"Other {i}", [f"Other page {i} has a sentence.", "And another one."])
+    claims = [RetrievalClaim("c1", "Anne Rice, an American novelist, lived in a city in Louisiana.", ("Anne Rice", "New Orleans"),
+                             (("Anne Rice", 0), ("New Orleans", 0)), 2, "SUPPORTED")]
+    return RetrievalTask("hover", corpus, claims, [])
+
+
+def test_evidence_sets_make_a_sufficient_and_an_insufficient_selection():
+    sets = evidence_sets([corpus_task()], max_claims=5, distractors=2, max_evidence=5, seed=0)
+    full, partial = sets
+    assert full.sufficient and not partial.sufficient and partial.missing in full.gold
+    assert set(full.gold) <= set(full.sentences) and partial.missing not in partial.sentences
+    assert len(full.sentences) == 4 and len(partial.sentences) == 4
+    assert sets == evidence_sets([corpus_task()], max_claims=5, distractors=2, max_evidence=5, seed=0)
+
+
+class FakeAligner:
+    """Aligns chunk i to gold sentence i % n (first word), so the dropped sentence's chunks are known."""
+
+    def align_many(self, claims, evidence, chunks=None):
+        from proofbook.prover.alignment import chunk_claim
+
+        return [[Alignment(ch, ev[i % len(ev)].split()[0], i % len(ev), 0, 1, 1.0) for i, ch in enumerate(chunk_claim(c))]
+                for c, ev in zip(claims, evidence)]
+
+    def align(self, claim, evidence, chunks=None):
+        return [Alignment(ch, evidence[0].split()[0], 0, 0, 1, 0.5) for ch in chunks]
+
+
+class FakeOperators:
+    def predict(self, pairs):
+        return ["="] * len(pairs)
+
+
+def test_build_proofs_marks_missing_evidence_independent():
+    sets = evidence_sets([corpus_task()], max_claims=5, distractors=2, max_evidence=5, seed=0)
+    proofs = build_proofs(sets, FakeAligner(), FakeOperators(), progress=False)
+    full, partial = proofs
+    assert set(Proof.parse(full.target, claim=full.claim).operators) == {"="} and full.sufficient
+    ops = Proof.parse(partial.target, claim=partial.claim).operators
+    assert "#" in ops and "=" in ops and not partial.sufficient
+    assert Proof.parse(partial.target, claim=partial.claim).verdict == "NOT ENOUGH INFO"
+
+
+def test_tiny_generator_writes_constrained_proofs(tmp_path):
+    settings = ProofgenSettings.smoke()
+    generator = ProofGenerator.new(settings)
+    target = "{ Anne Rice } [ Anne Rice ] = { was born in New Jersey } [ was born in New Orleans ] |"
+    generator.fit([TrainingProof(CLAIM, tuple(EVIDENCE), target, True, "test", "1")] * 16, settings)
+    proofs = generator.generate([CLAIM], [EVIDENCE], beam=2)[0]
+    assert len(proofs) + generator.dropped == 2
+    for p in proofs:
+        assert p.claim == CLAIM and p.score is not None and p.verdict in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+    loaded = ProofGenerator.load(generator.save(tmp_path / "gen"))
+    assert [str(p) for p in loaded.generate([CLAIM], [EVIDENCE], beam=2)[0]] == [str(p) for p in proofs]

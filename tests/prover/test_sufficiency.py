@@ -1,0 +1,94 @@
+"""The sufficiency decisions and the stopping simulation (proofbook.prover.sufficiency)."""
+import pytest
+
+from proofbook.corpus import Sentence
+from proofbook.prover.natlog import Proof
+from proofbook.prover.sufficiency import (Decision, NatlogSufficiency, fixed_rule, reference_rule,
+                                          selection_is_sufficient, selections, simulate_stopping, stopping_metrics,
+                                          truncated)
+from proofbook.retrieval.admiral import HopTrace, RetrievalTrace
+from proofbook.retrieval.tasks import RetrievalClaim
+
+pytestmark = pytest.mark.unit
+
+
+def proof(ops, score):
+    return Proof.from_triples([(f"c{i}", f"e{i}", op) for i, op in enumerate(ops)], score=score)
+
+
+def test_reference_rule():
+    assert reference_rule([proof("==", -0.2), proof("=!", -0.5)]) == (True, [proof("==", -0.2), proof("=!", -0.5)])
+    ok, kept = reference_rule([proof("==", -0.2), proof("=#", -0.5)])
+    assert not ok and len(kept) == 2                         # a kept proof ends in NEI
+    assert reference_rule([proof("==", -0.2), proof("=#", -1.5)])[0]  # the NEI proof is below the threshold
+    assert reference_rule([proof("==", -1.2)]) == (False, [])          # nothing kept
+    assert not reference_rule([])[0]
+    assert reference_rule([proof("=>", -0.1)], threshold=-2)[0] is False  # reverse entailment: NEI
+
+
+S = {name: Sentence(name.split(":")[0], int(name.split(":")[1]), f"text of {name}") for name in
+     ["A:0", "B:0", "C:0", "D:0", "E:0", "F:0"]}
+
+
+def trace(claim="claim one"):
+    initial = [(S["A:0"], 0.9), (S["D:0"], 0.5)]
+    hops = [HopTrace(2, [S["A:0"]], [], ["B"], [(S["B:0"], 0.7)]),
+            HopTrace(3, [S["A:0"]], [], ["C"], [(S["C:0"], 0.6)])]
+    t = RetrievalTrace(claim, [], [], ["A", "D", "E", "F"], ["A", "D", "E"], list(initial), list(initial))
+    t.hops = hops
+    return t
+
+
+def claim(gold_titles, gold_sentences, cid="1"):
+    return RetrievalClaim(cid, "claim one", tuple(gold_titles), tuple(gold_sentences), len(gold_titles), "SUPPORTED")
+
+
+def test_selections_and_truncation():
+    t = trace()
+    sels = selections(t, top_sentences=2)
+    assert [[s.title for s in sel] for sel in sels] == [["A", "D"], ["A", "B"], ["A", "B"]]
+    assert truncated(t, 1).ranking()[:3] == ["A", "D", "E"]
+    assert truncated(t, 2).ranking()[:3] == ["A", "D", "B"] and truncated(t, 3).ranking()[:4] == ["A", "D", "B", "C"]
+
+
+def test_truth_rule():
+    c = claim(["A", "B"], [("A", 0), ("B", 0)])
+    assert not selection_is_sufficient(c, [S["A:0"], S["D:0"]], "hover")
+    assert selection_is_sufficient(c, [S["A:0"], S["B:0"]], "hover")
+    assert selection_is_sufficient(claim(["A", "B"], []), [S["A:0"], S["B:0"]], "feverous_s+distractors")
+
+
+def test_simulation_of_fixed_rules_and_oracle():
+    traces = [trace("claim one"), trace("claim two")]
+    claims = [claim(["A", "B"], [("A", 0), ("B", 0)], "1"), claim(["A", "C"], [("A", 0), ("C", 0)], "2")]
+    always = simulate_stopping("suff-always", traces, claims, "hover", fixed_rule(1), limit=3)
+    never = simulate_stopping("suff-never", traces, claims, "hover", fixed_rule(99), limit=3)
+    fixed2 = simulate_stopping("fixed-2", traces, claims, "hover", fixed_rule(2), limit=3)
+    oracle = simulate_stopping("oracle", traces, claims, "hover", "oracle", limit=3)
+    assert always.stops == [1, 1] and never.stops == [3, 3] and fixed2.stops == [2, 2]
+    assert oracle.stops == [2, 3]                      # claim 2's C sentence arrives with iteration 3
+    rows = {r["metric"]: r["value"] for r in stopping_metrics(oracle, claims)}
+    assert rows["suff_acc"] == 1.0 and rows["avg_hops"] == 2.5
+    rows = {r["metric"]: r for r in stopping_metrics(never, claims)}
+    assert rows["suff_acc"]["n"] == 4 and rows["suff_acc"]["value"] == 0.75 and rows["suff_f1"]["value"] == 0.0
+    assert rows["recall@5"]["value"] == 1.0
+    rows = {r["metric"]: r["value"] for r in stopping_metrics(always, claims)}
+    assert rows["suff_acc"] == 0.0 and rows["recall@5"] == 0.0 and rows["avg_hops"] == 1.0
+
+
+class FakeGenerator:
+    """Proofs ending in NEI unless the selection holds sentence B."""
+
+    def generate(self, claims, evidence, beam=5, constrained=True, batch_size=8):
+        self.calls = getattr(self, "calls", 0) + 1
+        return [[proof("==" if any(t == "B" for t, _ in ev) else "=#", -0.3)] for ev in evidence]
+
+
+def test_natlog_decision_is_the_admiral_hook():
+    rule = NatlogSufficiency(FakeGenerator(), beam=2)
+    assert rule("claim", [S["A:0"], S["B:0"]]) is True and rule("claim", [S["A:0"]]) is False
+    assert rule.decide_many(["x"], [[]])[0] == Decision(False)       # nothing selected: insufficient
+    traces, claims = [trace()], [claim(["A", "B"], [("A", 0), ("B", 0)])]
+    run = simulate_stopping("suff-natlog", traces, claims, "hover", rule.decide_many, limit=3)
+    assert run.stops == [2] and run.decisions == [[(False, False), (True, True)]]
+    assert run.details[0][1].kept and run.seconds_per_decision >= 0

@@ -98,11 +98,11 @@ class GeneratorSettings:
     """How the question generator is built, trained and decoded (the cache key)."""
 
     backend: str = "scratch"        # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
-    epochs: int = 12
+    epochs: int = 2
     batch_size: int = 32
-    lr: float = 5e-4
-    max_input_length: int = 96
-    max_target_length: int = 40
+    lr: float = 1e-3
+    max_input_length: int = 64
+    max_target_length: int = 32
     beam: int = 8
     questions: int = 8
     seed: int = 0
@@ -110,7 +110,7 @@ class GeneratorSettings:
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "GeneratorSettings":
-        return cls(epochs=1, limit=40, beam=4, questions=4, seed=seed)
+        return cls(epochs=1, limit=8, beam=2, questions=2, max_target_length=16, seed=seed)
 
 
 def training_pairs(examples: Sequence[ClaimDecompFinetuneExample]) -> list[tuple[str, str]]:

@@ -1,0 +1,467 @@
+"""What the claims-in-the-wild notebooks call: data, training sets, models, the pipeline, runs, rows.
+
+Chen et al. (2023) (``papers.md`` §2); the experiment contract is ``results.md`` (``wild/02_experiments``).
+The notebooks only call this module and display what it returns.
+
+* :func:`load_data` -- every file the chapter reads from ``data_dir`` (ClaimDecomp dev/test, the
+  fine-tuning chats, the search cache and cached questions, LIAR, LIAR-PLUS ``val2``).
+* :func:`training_sets` -- the two veracity training sets with the near-duplicates of their evaluation
+  claims removed (counted): ``claim-only`` = LIAR train (evaluated on ClaimDecomp test and dev, LIAR
+  valid/test); ``evidence`` = LIAR-PLUS ``val2`` with its justifications + ClaimDecomp dev with its
+  justifications (evaluated on ClaimDecomp test only, so its dev rows are not reported).
+* :func:`train_models` -- both classifiers and the question generator, each through the ArtifactCache.
+* :class:`Pipeline` -- one claim through the five stages (decomposition, search, fine-grained
+  retrieval, summaries, veracity), with the time of each stage.
+* :func:`run_experiments` -- every system of ``results.md`` on the evaluation claims, predictions
+  cached; :func:`metric_rows` turns a run into result rows.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from proofbook.classifier.metrics import veracity_metrics
+from proofbook.classifier.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
+                                           constant_predictions, liar_examples, remove_near_duplicates)
+from proofbook.data import politifact as pf
+from proofbook.data.base import resolve_data_dir
+from proofbook.models.cache import ArtifactCache, file_fingerprint, json_codec
+from proofbook.wild.decomposition import (AnnotatedQuestions, CachedQuestions, GeneratorSettings,
+                                          TrainedQuestionGenerator, question_recall)
+from proofbook.wild.fine_grained import FineGrainedResult, fine_grained_retrieval
+from proofbook.wild.search import Page, ReplaySearch, SearchOutcome
+from proofbook.wild.summaries import IRRELEVANT, ExtractiveSummariser
+
+PAPER = "wild"
+CLAIM_SYSTEMS = ("claim-only", "justification", "web-snippets", "web-summaries", "always-half-true")
+EVIDENCE_SYSTEMS = ("justification", "web-snippets", "web-summaries")
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WildSettings:
+    """Sizes of one run.  The full-size defaults fit the chapter's time budget (see the notebooks)."""
+
+    claim_only: VeracitySettings = VeracitySettings(max_length=64, epochs=1, batch_size=16, lr=5e-5)
+    evidence: VeracitySettings = VeracitySettings(max_length=160, epochs=2, batch_size=16, lr=5e-5)
+    generator: GeneratorSettings = GeneratorSettings()
+    summary_threshold: float = 0.4
+    seed: int = 0
+
+    @classmethod
+    def full(cls, seed: int = 0) -> "WildSettings":
+        base = cls()
+        return cls(claim_only=VeracitySettings(**{**asdict(base.claim_only), "seed": seed}),
+                   evidence=VeracitySettings(**{**asdict(base.evidence), "seed": seed}),
+                   generator=GeneratorSettings(**{**asdict(base.generator), "seed": seed}), seed=seed)
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "WildSettings":
+        """Tiny models: every step runs, the numbers mean nothing."""
+        tiny = dict(epochs=1, batch_size=8, limit=32, evaluations_per_epoch=2, seed=seed)
+        return cls(claim_only=VeracitySettings(max_length=32, **tiny), evidence=VeracitySettings(max_length=48, **tiny),
+                   generator=GeneratorSettings.smoke(seed), seed=seed)
+
+
+# --- data ----------------------------------------------------------------------------------------
+
+@dataclass
+class WildData:
+    """Everything read from ``data_dir``; ``evaluation`` maps ``(dataset, split)`` to its claims."""
+
+    root: Path
+    claimdecomp: dict[str, list]
+    liar: dict[str, list]
+    liar_plus_val2: list
+    finetune_train: list
+    search_cache: dict
+    cached_questions: dict
+    evaluation: dict[tuple[str, str], list] = field(default_factory=dict)
+
+    def files(self) -> list[Path]:
+        """The data files that enter cache keys."""
+        names = [f"claimdecomp/{s}.jsonl" for s in self.claimdecomp] + [f"liar/{s}.tsv" for s in self.liar]
+        names += ["liar_plus/val2.tsv", "claimdecomp/finetune_train.jsonl",
+                  f"{pf.CACHE_FOLDER}/{pf.SEARCH_CACHE_FILES['gpt']}", f"{pf.CACHE_FOLDER}/{pf.SUBQUESTION_FILES['icl_gpt']}"]
+        return [self.root / n for n in names if (self.root / n).is_file()]
+
+
+def load_data(data_dir: os.PathLike | str | None = None, split: str | None = None, limit: int | None = None) -> WildData:
+    """Read the chapter's files; choose the evaluation claims by ``split`` (None: every labelled split) and ``limit``.
+
+    Evaluation splits: ClaimDecomp ``test`` and ``dev``; LIAR ``valid`` and ``test`` when present.
+    """
+    root = resolve_data_dir(data_dir)
+    claimdecomp = {s: list(pf.read_claimdecomp(root, s)) for s in ("dev", "test")
+                   if (root / pf.CLAIMDECOMP_FOLDER / f"{s}.jsonl").is_file()}
+    liar = {s: list(pf.read_liar(root, s)) for s in pf.LIAR_SPLITS if (root / pf.LIAR_FOLDER / f"{s}.tsv").is_file()}
+    if "test" not in claimdecomp or "train" not in liar:
+        raise FileNotFoundError(f"{root}: the chapter needs claimdecomp/test.jsonl and liar/train.tsv")
+    data = WildData(root, claimdecomp, liar, list(pf.read_liar_plus(root, "val2")),
+                    list(pf.read_claimdecomp_finetune(root, "train")), pf.read_search_cache(root, "gpt"),
+                    pf.read_cached_subquestions(root, "icl_gpt"))
+    known = {("claimdecomp", "test"), ("claimdecomp", "dev"), ("liar", "valid"), ("liar", "test")}
+    if split is not None and split not in {s for _, s in known}:
+        raise ValueError(f"split {split!r}: expected one of test, dev, valid (or None for all)")
+    for dataset, name in sorted(known):
+        records = (claimdecomp if dataset == "claimdecomp" else liar).get(name)
+        if records is not None and split in (None, name):
+            data.evaluation[(dataset, name)] = records[:limit] if limit else records
+    return data
+
+
+def data_summary(data: WildData) -> list[dict]:
+    """One row per file read, for the notebooks' data table."""
+    rows = [{"data": f"claimdecomp {s}", "claims": len(c), "labels": pf.label_counts(x.label for x in c)}
+            for s, c in data.claimdecomp.items()]
+    rows += [{"data": f"liar {s}", "claims": len(c), "labels": pf.label_counts(x.label for x in c)} for s, c in data.liar.items()]
+    rows.append({"data": "liar_plus val2", "claims": len(data.liar_plus_val2),
+                 "labels": pf.label_counts(x.label for x in data.liar_plus_val2)})
+    rows.append({"data": "claimdecomp finetune_train", "claims": len(data.finetune_train),
+                 "labels": f"{sum(len(e.subquestions) for e in data.finetune_train):,} annotated questions, no labels"})
+    rows.append({"data": "search cache (websites_gpt_icl)", "claims": len(data.search_cache),
+                 "labels": f"{sum(map(len, data.search_cache.values())):,} results (title + snippet)"})
+    return rows
+
+
+# --- training sets and models --------------------------------------------------------------------
+
+@dataclass
+class TrainingSet:
+    name: str
+    examples: list[VeracityExample]
+    removed: int
+    sources: str
+    cleaned_against: str
+
+
+def training_sets(data: WildData) -> dict[str, TrainingSet]:
+    """The claim-only and evidence training sets, near-duplicates of their evaluation claims removed."""
+    every_evaluation = [c.claim for c in data.claimdecomp.get("test", []) + data.claimdecomp.get("dev", [])]
+    every_evaluation += [s.statement for name in ("valid", "test") for s in data.liar.get(name, [])]
+    claim_only, removed_a = remove_near_duplicates(liar_examples(data.liar["train"]), every_evaluation)
+    evidence_raw = liar_examples(data.liar_plus_val2, "justification")
+    evidence_raw += claimdecomp_examples(data.claimdecomp.get("dev", []), "justification")
+    evidence_raw = [e for e in evidence_raw if e.evidence.strip()]
+    evidence, removed_b = remove_near_duplicates(evidence_raw, [c.claim for c in data.claimdecomp["test"]])
+    return {
+        "claim-only": TrainingSet("claim-only", claim_only, removed_a, "LIAR train (no evidence)",
+                                  "ClaimDecomp test + dev, LIAR valid (+ test when present)"),
+        "evidence": TrainingSet("evidence", evidence, removed_b,
+                                "LIAR-PLUS val2 + ClaimDecomp dev, each with its justification as evidence",
+                                "ClaimDecomp test"),
+    }
+
+
+@dataclass
+class Models:
+    claim_only: VeracityClassifier
+    evidence: VeracityClassifier
+    generator: TrainedQuestionGenerator | None
+    seconds: dict[str, float]
+
+
+def train_models(data: WildData, settings: WildSettings, cache: ArtifactCache | None = None,
+                 generator: bool = True, progress: bool = True) -> Models:
+    """Both classifiers (and the question generator), each built once per settings and data."""
+    cache = cache or ArtifactCache()
+    sets = training_sets(data)
+    seconds = {}
+    start = time.perf_counter()
+    claim_only = VeracityClassifier.cached("wild-veracity-claim-only", sets["claim-only"].examples,
+                                           settings.claim_only, cache, progress)
+    seconds["claim-only classifier"] = time.perf_counter() - start
+    start = time.perf_counter()
+    evidence = VeracityClassifier.cached("wild-veracity-evidence", sets["evidence"].examples, settings.evidence,
+                                         cache, progress)
+    seconds["evidence classifier"] = time.perf_counter() - start
+    trained = None
+    if generator:
+        start = time.perf_counter()
+        trained = TrainedQuestionGenerator.cached(data.finetune_train, settings.generator, cache,
+                                                  data=data.root / pf.CLAIMDECOMP_FOLDER / "finetune_train.jsonl",
+                                                  progress=progress)
+        seconds["question generator"] = time.perf_counter() - start
+    return Models(claim_only, evidence, trained, seconds)
+
+
+# --- the pipeline --------------------------------------------------------------------------------
+
+@dataclass
+class Trace:
+    """One claim through the five stages, with every intermediate result and the time of each stage."""
+
+    claim: object
+    questions: list[str]
+    search: SearchOutcome
+    retrieval: FineGrainedResult
+    documents: list[Page]                  # the top-K2 pages, best first
+    evidence_texts: list[str]              # their fine-grained evidence
+    summaries: list[str]
+    web_snippets: str                      # evidence for the web-snippets condition
+    web_summaries: str                     # evidence for the web-summaries condition
+    probabilities: dict[str, np.ndarray] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def join_summaries(summaries: Sequence[str]) -> str:
+    """The summaries the classifier reads: relevant ones joined; the irrelevant marker only if none is relevant."""
+    relevant = [s for s in summaries if s != IRRELEVANT]
+    return " ".join(relevant) if relevant else IRRELEVANT
+
+
+class Pipeline:
+    """Decomposer -> search backend -> fine-grained retrieval -> summariser (-> classifier)."""
+
+    def __init__(self, decomposer, search, summariser, classifier: VeracityClassifier | None = None):
+        self.decomposer, self.search, self.summariser, self.classifier = decomposer, search, summariser, classifier
+
+    def run(self, claim, predict: bool = True) -> Trace:
+        seconds, start = {}, time.perf_counter()
+        questions = self.decomposer.questions(claim)
+        seconds["decomposition"] = time.perf_counter() - start
+        start = time.perf_counter()
+        outcome = self.search.search(claim, questions)
+        seconds["search"] = time.perf_counter() - start
+        start = time.perf_counter()
+        # BM25 is run with the questions that were searched (for replayed results: the cached ones)
+        searched = list(dict.fromkeys(p.question for p in outcome.pages if p.question)) or questions
+        retrieval = fine_grained_retrieval([p.document for p in outcome.pages], searched)
+        documents = [outcome.pages[d] for d in retrieval.documents]
+        texts = [retrieval.document_evidence(d) for d in retrieval.documents]
+        seconds["fine-grained retrieval"] = time.perf_counter() - start
+        start = time.perf_counter()
+        summaries = self.summariser.summarise_many(claim.claim, searched, texts) if texts else []
+        seconds["summaries"] = time.perf_counter() - start
+        trace = Trace(claim, questions, outcome, retrieval, documents, texts, summaries, " ".join(texts),
+                      join_summaries(summaries) if summaries else IRRELEVANT, seconds=seconds)
+        if predict and self.classifier is not None:
+            start = time.perf_counter()
+            [example] = claimdecomp_examples([claim], {claim.example_id: trace.web_summaries})
+            trace.probabilities["web-summaries"] = self.classifier.predict_proba([example], progress=False)[0]
+            seconds["veracity"] = time.perf_counter() - start
+        return trace
+
+
+def replay_pipeline(data: WildData, models: Models | None = None, summariser=None) -> Pipeline:
+    """The pipeline the experiments use: cached questions, replayed search, extractive summaries."""
+    return Pipeline(CachedQuestions(data.cached_questions, "questions-cached"), ReplaySearch(data.search_cache),
+                    summariser or ExtractiveSummariser(),
+                    models.evidence if models is not None else None)
+
+
+# --- runs ----------------------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """Predictions of every system: ``predictions[(dataset, split, system)] = {"ids", "gold", "predicted"}``."""
+
+    predictions: dict[tuple[str, str, str], dict]
+    evidence: dict[str, dict[str, str]]          # condition -> claim id -> evidence text (ClaimDecomp test)
+    question_recall: dict[str, tuple[float, int]]
+    search_dropped: dict[str, int]
+    seconds: dict[str, float]
+
+    def to_json(self) -> dict:
+        return {"predictions": [{"key": list(k), **v} for k, v in self.predictions.items()],
+                "evidence": self.evidence, "question_recall": {k: list(v) for k, v in self.question_recall.items()},
+                "search_dropped": self.search_dropped, "seconds": self.seconds}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Run":
+        predictions = {tuple(p["key"]): {k: v for k, v in p.items() if k != "key"} for p in obj["predictions"]}
+        return cls(predictions, obj["evidence"], {k: tuple(v) for k, v in obj["question_recall"].items()},
+                   obj["search_dropped"], obj["seconds"])
+
+
+def web_evidence(claims: Sequence, pipeline: Pipeline, progress: bool = True) -> tuple[dict, dict, dict]:
+    """``(snippets, summaries, dropped)``: the two web-evidence texts per claim id, and filter counts."""
+    from tqdm.auto import tqdm
+
+    snippets, summaries, dropped = {}, {}, {}
+    for claim in tqdm(claims, desc="web evidence", disable=not progress, leave=False):
+        trace = pipeline.run(claim, predict=False)
+        snippets[str(claim.example_id)] = trace.web_snippets
+        summaries[str(claim.example_id)] = trace.web_summaries
+        for reason, count in trace.search.dropped.items():
+            dropped[reason] = dropped.get(reason, 0) + count
+    return snippets, summaries, dropped
+
+
+def _claim_examples(dataset: str, records: Sequence) -> list[VeracityExample]:
+    return claimdecomp_examples(records) if dataset == "claimdecomp" else liar_examples(records)
+
+
+def compute_run(data: WildData, models: Models, settings: WildSettings, progress: bool = True) -> Run:
+    """Every system of ``results.md`` on ``data.evaluation`` (see the module docstring)."""
+    predictions, seconds = {}, {}
+
+    def record(dataset, split, system, examples, predicted):
+        predictions[(dataset, split, system)] = {"ids": [e.claim_id for e in examples],
+                                                 "gold": [e.label_index for e in examples],
+                                                 "predicted": [int(p) for p in predicted]}
+
+    for (dataset, split), records in data.evaluation.items():
+        examples = _claim_examples(dataset, records)
+        start = time.perf_counter()
+        record(dataset, split, "claim-only", examples, models.claim_only.predict(examples, progress=progress))
+        seconds[f"{dataset}/{split}/claim-only"] = time.perf_counter() - start
+        record(dataset, split, "always-half-true", examples, constant_predictions(examples))
+
+    evidence: dict[str, dict[str, str]] = {}
+    dropped: dict[str, int] = {}
+    if ("claimdecomp", "test") in data.evaluation:
+        claims = data.evaluation[("claimdecomp", "test")]
+        start = time.perf_counter()
+        pipeline = replay_pipeline(data, summariser=ExtractiveSummariser(threshold=settings.summary_threshold))
+        snippets, summaries, dropped = web_evidence(claims, pipeline, progress)
+        seconds["web evidence (search, fine-grained retrieval, summaries)"] = time.perf_counter() - start
+        justification = {str(c.example_id): " ".join(" ".join(p.split()) for p in c.justification) for c in claims}
+        evidence = {"justification": justification, "web-snippets": snippets, "web-summaries": summaries}
+        for system in EVIDENCE_SYSTEMS:
+            examples = claimdecomp_examples(claims, {c.example_id: evidence[system][str(c.example_id)] for c in claims})
+            start = time.perf_counter()
+            record("claimdecomp", "test", system, examples, models.evidence.predict(examples, progress=progress))
+            seconds[f"claimdecomp/test/{system}"] = time.perf_counter() - start
+
+    recall = {}
+    test_claims = data.evaluation.get(("claimdecomp", "test"))
+    if test_claims:
+        from proofbook.retrieval.dense import SentenceEmbedder
+
+        embedder = SentenceEmbedder("minilm", max_length=64)
+        annotated = [AnnotatedQuestions().questions(c) for c in test_claims]
+        systems = {"questions-cached": [data.cached_questions.get(c.example_id, []) for c in test_claims]}
+        if models.generator is not None:
+            start = time.perf_counter()
+            systems["questions-trained"] = models.generator.questions_many(test_claims)
+            seconds["question generation"] = time.perf_counter() - start
+        recall = {name: (question_recall(annotated, generated, embedder), sum(map(len, annotated)))
+                  for name, generated in systems.items()}
+        evidence["questions-trained"] = {str(c.example_id): "\n".join(q) for c, q in
+                                         zip(test_claims, systems.get("questions-trained", []))}
+    return Run(predictions, evidence, recall, dropped, seconds)
+
+
+def run_experiments(data: WildData, models: Models, settings: WildSettings, cache: ArtifactCache | None = None,
+                    progress: bool = True) -> Run:
+    """:func:`compute_run`, cached as JSON (key: settings, evaluation claims, data files)."""
+    cache = cache or ArtifactCache()
+    config = {"settings": asdict(settings), "generator": models.generator is not None,
+              "evaluation": {f"{d}/{s}": [str(getattr(r, "example_id", getattr(r, "id", ""))) for r in records]
+                             for (d, s), records in data.evaluation.items()},
+              "data": file_fingerprint(data.files())}
+    saved = cache.get_or_build("wild-run", config, lambda: compute_run(data, models, settings, progress).to_json(),
+                               *json_codec("run.json"))
+    return Run.from_json(saved)
+
+
+def metric_rows(run: Run) -> list[dict]:
+    """Result rows (``results.md``) for every system and metric of a run."""
+    rows = []
+    for (dataset, split, system), p in run.predictions.items():
+        for metric, value in veracity_metrics(p["gold"], p["predicted"]).items():
+            rows.append(dict(dataset=dataset, split=split, system=system, metric=metric, value=value, n=len(p["gold"])))
+    for system, (value, n) in run.question_recall.items():
+        rows.append(dict(dataset="claimdecomp", split="test", system=system, metric="question_recall", value=value, n=n))
+    return rows
+
+
+def flipped_claims(run: Run, data: WildData, system: str = "web-summaries") -> list[dict]:
+    """ClaimDecomp test claims whose prediction with ``system`` differs from ``claim-only``, with the evidence."""
+    key_a, key_b = ("claimdecomp", "test", "claim-only"), ("claimdecomp", "test", system)
+    if key_a not in run.predictions or key_b not in run.predictions:
+        return []
+    a, b = run.predictions[key_a], run.predictions[key_b]
+    claims = {f"claimdecomp:{c.example_id}": c for c in data.claimdecomp["test"]}
+    rows = []
+    for claim_id, gold, before, after in zip(a["ids"], a["gold"], a["predicted"], b["predicted"]):
+        if before != after:
+            claim = claims[claim_id]
+            rows.append({"claim": claim.claim, "gold": pf.LABELS[gold], "claim-only": pf.LABELS[before],
+                         system: pf.LABELS[after], "closer": abs(after - gold) < abs(before - gold),
+                         "evidence": run.evidence.get(system, {}).get(claim_id.split(":", 1)[1], "")})
+    return rows
+
+
+def predict_conditions(models: Models, claim, trace: Trace) -> dict[str, np.ndarray]:
+    """Label probabilities for one ClaimDecomp claim under claim-only and the three evidence conditions."""
+    justification = " ".join(" ".join(p.split()) for p in claim.justification)
+    texts = {"justification": justification, "web-snippets": trace.web_snippets, "web-summaries": trace.web_summaries}
+    out = {"claim-only": models.claim_only.predict_proba(claimdecomp_examples([claim]), progress=False)[0]}
+    for system, text in texts.items():
+        out[system] = models.evidence.predict_proba(claimdecomp_examples([claim], {claim.example_id: text}),
+                                                    progress=False)[0]
+    return out
+
+
+# --- tables for the notebooks -------------------------------------------------------------------
+
+def search_frame(data: WildData, claim):
+    """Every cached result of a claim with what the filters did to it (kept, or the reason it was dropped)."""
+    import pandas as pd
+
+    from proofbook.wild.search import SearchOutcome, apply_filters, as_query, snippet_date
+
+    when, seen, rows = as_query(claim).date, set(), []
+    for r in data.search_cache[claim.example_id]:
+        page = Page(r.url, r.title, r.snippet, snippet_date(r.snippet), r.question)
+        outcome = SearchOutcome([])
+        kept = apply_filters([page], when, outcome, seen)
+        rows.append({"question": r.question, "url": r.url, "title": r.title,
+                     "page date": page.date, "filter": "kept" if kept else next(iter(outcome.dropped))})
+    return pd.DataFrame(rows)
+
+
+def windows_frame(trace: Trace, top: int = 10):
+    """The K1 kept windows: document, token span, best BM25 score, the question that gave it, the text."""
+    import pandas as pd
+
+    questions = list(dict.fromkeys(p.question for p in trace.search.pages if p.question)) or trace.questions
+    return pd.DataFrame([{"document": w.doc, "tokens": f"{w.start}-{w.end}", "bm25": round(w.score, 3),
+                          "question": questions[w.question] if w.question is not None else "",
+                          "window": trace.retrieval.span_text(w)} for w in trace.retrieval.kept[:top]])
+
+
+def spans_frame(trace: Trace):
+    """Expanded and merged spans of the kept documents, in rank order."""
+    import pandas as pd
+
+    rows = []
+    for rank, doc in enumerate(trace.retrieval.documents, 1):
+        for span in trace.retrieval.evidence[doc]:
+            rows.append({"rank": rank, "document": doc, "title": trace.search.pages[doc].title,
+                         "tokens": f"{span.start}-{span.end} of {len(trace.retrieval.tokens[doc])}",
+                         "best window bm25": round(span.score, 3)})
+    return pd.DataFrame(rows)
+
+
+def summaries_frame(trace: Trace):
+    import pandas as pd
+
+    return pd.DataFrame([{"rank": i + 1, "title": page.title, "evidence": text, "summary": summary}
+                         for i, (page, text, summary) in enumerate(zip(trace.documents, trace.evidence_texts,
+                                                                       trace.summaries))])
+
+
+def predictions_frame(probabilities: dict[str, np.ndarray]):
+    """Label probabilities per condition (rows) in the paper's label order (columns), with the prediction."""
+    import pandas as pd
+
+    frame = pd.DataFrame({system: p for system, p in probabilities.items()}, index=list(pf.LABELS)).T
+    frame["prediction"] = frame[list(pf.LABELS)].idxmax(axis=1)
+    return frame
+
+
+def results_table(rows: Sequence[dict]):
+    """Rows as a table: (dataset, split, system) x metric."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    return frame.pivot_table(index=["dataset", "split", "system"], columns="metric", values="value", sort=False)

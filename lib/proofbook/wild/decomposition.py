@@ -98,7 +98,7 @@ class GeneratorSettings:
     """How the question generator is built, trained and decoded (the cache key)."""
 
     backend: str = "scratch"        # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
-    epochs: int = 2
+    epochs: int = 1
     batch_size: int = 32
     lr: float = 1e-3
     max_input_length: int = 64
@@ -157,10 +157,19 @@ class TrainedQuestionGenerator:
         s = self.settings
         outputs = self.model.generate([claim_prompt_text(c) for c in claims], beam=s.beam,
                                       num_return=min(s.beam, s.questions), max_new_tokens=s.max_target_length)
-        return [filter_questions([g.text for g in generated]) for generated in outputs]
+        return [filter_questions([g.text for g in generated if _is_question_like(g.text)]) for generated in outputs]
 
     def questions(self, claim) -> list[str]:
         return self.questions_many([claim])[0]
+
+
+def _is_question_like(text: str) -> bool:
+    """At least three distinct words and one question mark at the end: drops degenerate decodes (``"did did ??"``).
+
+    An addition to the paper's filters, for the small trained generator only.
+    """
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    return len(set(words)) >= 3 and text.rstrip().endswith("?") and text.count("?") == 1
 
 
 # --- the LLM backend -------------------------------------------------------------------------------

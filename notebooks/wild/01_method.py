@@ -66,13 +66,13 @@ pd.Series(models.seconds, name="seconds (near 0 when loaded from the cache)").ro
 # filters) needs an endpoint; without one it is skipped.
 
 # %%
-trained = models.generator.questions(claim) if models.generator else []
-cached = data.cached_questions.get(claim.example_id, [])
-annotated = AnnotatedQuestions().questions(claim)
-width = max(len(annotated), len(cached), len(trained))
-pad = lambda qs: list(qs) + [""] * (width - len(qs))  # noqa: E731
+questions = {"annotated": AnnotatedQuestions().questions(claim),
+             "cached LLM (searched)": data.cached_questions.get(claim.example_id, []),
+             "trained generator": models.generator.questions(claim) if models.generator else []}
 print("LLM endpoint configured:", endpoint_configured())
-pd.DataFrame({"annotated": pad(annotated), "cached LLM (searched)": pad(cached), "trained generator": pad(trained)})
+if endpoint_configured():
+    questions["LLM endpoint (paper's prompt)"] = experiments.llm_questions(data, claim)
+pd.DataFrame({name: pd.Series(qs, dtype=object) for name, qs in questions.items()}).fillna("")
 
 # %% [markdown]
 # ## Stage 2: search, with the time and site filters
@@ -114,7 +114,10 @@ experiments.spans_frame(trace)
 # document whose best sentence is below the threshold becomes "The document is irrelevant to the claim."
 
 # %%
-experiments.summaries_frame(trace)
+summaries = experiments.summaries_frame(trace)
+if endpoint_configured():  # the paper's zero-shot LLM prompt, through the same endpoint client
+    summaries["LLM summary"] = experiments.llm_summaries(trace)
+summaries
 
 # %% [markdown]
 # ## Stage 5: veracity

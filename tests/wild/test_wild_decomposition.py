@@ -98,3 +98,16 @@ def test_question_recall():
     assert question_recall([["a", "b"], ["c"]], [["a'"], []], FakeEmbedder(table), threshold=0.8) == 0
     with pytest.raises(ValueError):
         question_recall([["a"]], [], FakeEmbedder(table))
+
+
+def test_notebook_llm_hooks(fake_llm, monkeypatch):
+    from proofbook.wild import experiments
+
+    fake_llm.script = [(200, chat_reply("\n".join(f"{i}. Is fact {i} true?" for i in range(1, 11)))),
+                       (200, chat_reply("A short summary."))]
+    data = SimpleNamespace(finetune_train=EXAMPLES)
+    assert experiments.llm_questions(data, CLAIM)[:2] == ["Is fact 1 true?", "Is fact 2 true?"]
+    trace = SimpleNamespace(claim=CLAIM, questions=["q?"], evidence_texts=["some evidence"])
+    assert experiments.llm_summaries(trace) == ["A short summary."]
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert experiments.llm_questions(data, CLAIM) is None and experiments.llm_summaries(trace) is None

@@ -465,3 +465,23 @@ def results_table(rows: Sequence[dict]):
 
     frame = pd.DataFrame(rows)
     return frame.pivot_table(index=["dataset", "split", "system"], columns="metric", values="value", sort=False)
+
+
+def llm_questions(data: WildData, claim) -> list[str] | None:
+    """The paper's LLM decomposition of one claim when an endpoint is configured (else ``None``)."""
+    from proofbook.models.llm import endpoint_configured
+    from proofbook.wild.decomposition import LLMQuestions, default_shots
+
+    if not endpoint_configured():
+        return None
+    return LLMQuestions(default_shots(data.finetune_train)).questions(claim)
+
+
+def llm_summaries(trace: Trace) -> list[str] | None:
+    """The paper's LLM summaries of a trace's documents when an endpoint is configured (else ``None``)."""
+    from proofbook.models.llm import endpoint_configured
+    from proofbook.wild.summaries import LLMSummariser
+
+    if not endpoint_configured():
+        return None
+    return LLMSummariser().summarise_many(trace.claim.claim, trace.questions, trace.evidence_texts)

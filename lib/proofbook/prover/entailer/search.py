@@ -354,4 +354,17 @@ def answer_directly(question_id: str, options: Sequence[tuple[str, str]], hypoth
 
 
 __all__ = ["BehaviourModel", "OptionProof", "QuestionAnswer", "SearchConfig", "SearchStats", "THRESHOLD",
-           "answer_directly", "answer_question", "check_options", "prove"]
+           "answer_directly", "answer_from_dict", "answer_question", "answer_to_dict", "check_options", "prove"]
+
+
+def answer_to_dict(answer: QuestionAnswer) -> dict:
+    """A JSON-able copy of an answer (trees included), for the artifact cache."""
+    return {"question_id": answer.question_id, "seconds": answer.seconds, "stats": vars(answer.stats),
+            "options": [{"label": o.label, "option": o.option, "hypothesis": o.hypothesis, "tree": o.tree.to_dict()}
+                        for o in answer.options]}
+
+
+def answer_from_dict(data: dict) -> QuestionAnswer:
+    return QuestionAnswer(data["question_id"],
+                          [OptionProof(o["label"], o["option"], o["hypothesis"], ProofNode.from_dict(o["tree"]))
+                           for o in data["options"]], data["seconds"], SearchStats(**data.get("stats", {})))

@@ -1,0 +1,585 @@
+"""What the Entailer chapters call: training the behaviours (cached), running the systems, the metrics.
+
+Tafjord et al. 2022 (§4-5; ``papers.md`` §3) evaluate on OBQA test with the systems named in
+``results.md`` (``entailer/02_experiments``): ``direct``, ``entailer-greedy-d1/d3``,
+``entailer-sampled-d1/d3``, ``entailer+direct-d1/d3`` and ``direct-all``, metrics ``accuracy``,
+``seconds_per_question`` and ``faithfulness_break``; premise generation on EntailmentBank dev with
+``premise_recall`` (share of gold premises matched by a generated premise at MiniLM cosine >= 0.8).
+
+Training (all on files found in ``data_dir`` by the fixed rules of ``results.md``, cached with
+:class:`proofbook.models.ArtifactCache`):
+
+* **Tokenizer.**  A 4,000-piece uncased WordPiece vocabulary trained (``tokenizers``) on the training
+  texts.  **Departure:** measured on this machine, MiniLM's 30,522-piece vocabulary makes the output
+  layer of a small seq2seq model dominate its cost (0.7 steps/s at batch 32 for d_model 256 on a loaded
+  machine), so the generators use this smaller vocabulary.
+* **Premise generator** H -> P: a scratch BART (:class:`proofbook.models.seq2seq.Seq2Seq`) on
+  EntailmentBank's one-step entailments (task 1 train, official format, :func:`.behaviours.premise_pairs`).
+* **Hypothesis writer**: the same kind of model on EntailmentBank's question/answer/hypothesis triples;
+  compared with the rules on EntailmentBank dev (:func:`.hypotheses.compare_writers`); the notebooks use
+  the better one by token F1 (``Components.writer``).
+* **Truth and entailment scorers**: MiniLM cross-encoders on :func:`.behaviours.truth_examples` and
+  :func:`.behaviours.entailment_examples`; 10% of each set is held out to report accuracy (no model
+  selection on it).
+
+Every training set is cleaned of near-duplicates of the evaluation statements (all option hypotheses of
+the OBQA and QASC evaluation splits, the conclusions of the EntailmentBank evaluation trees); the counts
+removed are in ``Components.data_report``.
+
+Runs of the systems are cached as JSON (trees included), so the error-analysis chapter reads the very
+runs the experiments chapter measured; ``seconds_per_question`` is the time measured when the run was
+built (it excludes writing the hypotheses, done once per question for all systems).
+"""
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Sequence
+
+from proofbook.data.base import resolve_data_dir
+from proofbook.prover.entailer import behaviours as bh
+from proofbook.prover.entailer import hypotheses as hyp
+from proofbook.prover.entailer.search import (QuestionAnswer, SearchConfig, answer_directly, answer_from_dict,
+                                              answer_question, answer_to_dict)
+
+PAPER = "entailer"
+MATCH_COSINE = 0.8
+#: the paper's OBQA test accuracies (T5-11B; ``papers.md`` §3) -- shown beside ours, never written as rows
+PAPER_OBQA = {"direct": 0.752, "entailer-greedy-d1": 0.728, "entailer-greedy-d3": 0.690,
+              "entailer-sampled-d1": 0.768, "entailer-sampled-d3": 0.748, "entailer+direct-d1": 0.746,
+              "entailer+direct-d3": 0.752}
+PAPER_FAITHFULNESS_BREAK = 0.168
+PAPER_SECONDS = {"entailer-sampled-d1": 80.0, "entailer-sampled-d3": 360.0}
+SEARCH_SYSTEMS = ("entailer-greedy-d1", "entailer-greedy-d3", "entailer-sampled-d1", "entailer-sampled-d3")
+SYSTEMS = ("direct",) + SEARCH_SYSTEMS + ("entailer+direct-d1", "entailer+direct-d3")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Sizes of the models and training runs; :meth:`smoke` shrinks everything for tests."""
+
+    seed: int = 0
+    vocab_size: int = 4000
+    gen_d_model: int = 128
+    gen_layers: int = 2
+    gen_heads: int = 4
+    gen_epochs: int = 8
+    gen_batch: int = 32
+    gen_lr: float = 1e-3
+    gen_examples: int | None = None
+    writer_epochs: int = 12
+    writer_examples: int | None = None
+    truth_examples: int = 3000
+    truth_max_length: int = 32
+    entail_examples: int = 3000
+    entail_max_length: int = 64
+    ce_epochs: int = 1
+    ce_batch: int = 16
+    ce_lr: float = 5e-5
+    k: int = 6
+    max_new_tokens: int = 48
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "Settings":
+        return cls(seed=seed, vocab_size=600, gen_d_model=32, gen_layers=1, gen_heads=2, gen_epochs=1,
+                   gen_examples=64, writer_epochs=1, writer_examples=64, truth_examples=48, entail_examples=48,
+                   ce_batch=16, k=2, max_new_tokens=16)
+
+    def search(self, system: str) -> SearchConfig:
+        depth = int(system.rsplit("-d", 1)[1])
+        if "greedy" in system:
+            return SearchConfig.greedy(depth, self.seed)
+        return SearchConfig.sampled(depth, self.k, self.seed)
+
+
+# --- data ---------------------------------------------------------------------------------------------
+
+def _present(path: Path) -> list[Path]:
+    return [path] if path.is_file() else []
+
+
+def evaluation_files(data_dir) -> list[Path]:
+    """The evaluation files present (their statements are removed from every training set)."""
+    from proofbook.data import entailmentbank as eb
+
+    root = resolve_data_dir(data_dir)
+    files = []
+    for split in ("dev", "test"):
+        files += _present(root / "openbookqa" / f"{split}.tsv")
+        files += _present(root / "entailmentbank" / eb.dataset_name(1, split))
+    files += _present(root / "qasc" / "dev.jsonl")
+    return files
+
+
+def training_files(data_dir) -> list[Path]:
+    from proofbook.data import entailmentbank as eb
+
+    root = resolve_data_dir(data_dir)
+    files = [root / "entailmentbank" / eb.angles_name(1, "train"), root / "openbookqa" / "train.tsv"]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise FileNotFoundError(f"Entailer training needs {', '.join(missing)}")
+    for split in ("dev", "test"):
+        files += _present(root / "scitail" / f"{split}.jsonl")
+    files += _present(root / "sick" / "SICK.txt")
+    return files
+
+
+def evaluation_splits(data_dir, dataset: str, split: str | None = None) -> list[str]:
+    """The labelled evaluation splits present for ``dataset`` (``results.md``), or just ``split``."""
+    root = resolve_data_dir(data_dir)
+    folder, suffix, candidates = {"obqa": ("openbookqa", "tsv", ("dev", "test")), "qasc": ("qasc", "jsonl", ("dev",)),
+                                  "entailmentbank": ("entailmentbank", None, ("dev", "test"))}[dataset]
+    if split is not None:
+        if split not in candidates:
+            raise ValueError(f"{dataset}: no evaluation split {split!r} (expected one of {list(candidates)})")
+        candidates = (split,)
+    if dataset == "entailmentbank":
+        from proofbook.data.entailmentbank import dataset_name
+        return [s for s in candidates if (root / folder / dataset_name(1, s)).is_file()]
+    present = [s for s in candidates if (root / folder / f"{s}.{suffix}").is_file()]
+    if dataset == "obqa" and "test" in present:  # the test file counts only with its answer keys
+        from proofbook.data.science_qa import read_obqa
+        try:
+            read_obqa(root, "test")
+        except Exception:  # noqa: BLE001 - no keys: not a labelled split
+            present.remove("test")
+    return present
+
+
+def read_questions(data_dir, dataset: str, split: str):
+    from proofbook.data.science_qa import read_obqa, read_qasc
+
+    return (read_obqa if dataset == "obqa" else read_qasc)(data_dir, split)
+
+
+def evaluation_statements(data_dir) -> list[str]:
+    """What the evaluations ask about: every option hypothesis (rules) and question stem of OBQA/QASC, and the
+    hypothesis and intermediate conclusions of every EntailmentBank evaluation tree (the statements whose
+    premises are generated).  Context facts are *not* included: they are WorldTree corpus facts shared by
+    train and dev trees, not evaluation examples."""
+    from proofbook.data.entailmentbank import read_entailmentbank
+
+    statements = []
+    for dataset in ("obqa", "qasc"):
+        for split in evaluation_splits(data_dir, dataset):
+            for q in read_questions(data_dir, dataset, split):
+                statements += [hyp.rule_hypothesis(q.stem, o.text) for o in q.options if o.text.strip()]
+                statements.append(q.stem)
+    for split in evaluation_splits(data_dir, "entailmentbank"):
+        for tree in read_entailmentbank(data_dir, split, 1):
+            statements += [tree.hypothesis, *tree.intermediates.values()]
+    return statements
+
+
+@dataclass
+class TrainingData:
+    premise_pairs: list
+    writer_pairs: list
+    truth: bh.LabelledPairs
+    entailment: bh.LabelledPairs
+    report: list[dict] = field(default_factory=list)
+
+
+def training_data(data_dir, settings: Settings) -> TrainingData:
+    """All training sets, cleaned of near-duplicates of the evaluation statements (counts in ``report``)."""
+    from proofbook.data.entailmentbank import one_step_entailments, read_entailmentbank_train
+    from proofbook.data.nli import read_scitail, read_sick
+    from proofbook.data.science_qa import read_obqa
+
+    root = resolve_data_dir(data_dir)
+    banned = evaluation_statements(root)
+    trees = list(read_entailmentbank_train(root, 1))
+    steps = [e for tree in trees for e in one_step_entailments(tree)]
+    steps_kept = bh.drop_near_duplicates(steps, lambda e: (e.conclusion,), banned)
+    trees_kept = bh.drop_near_duplicates(trees, lambda t: (t.hypothesis, t.question), banned)
+    obqa = list(read_obqa(root, "train"))
+    obqa_kept = bh.drop_near_duplicates(obqa, lambda q: (q.stem,), banned)
+    true_h = [hyp.rule_hypothesis(q.stem, q.answer_text) for q in obqa_kept.examples]
+    false_h = [hyp.rule_hypothesis(q.stem, o.text) for q in obqa_kept.examples for o in q.options
+               if o.label != q.answer_key and o.text.strip()]
+    nli = []
+    for split in ("dev", "test"):
+        if (root / "scitail" / f"{split}.jsonl").is_file():
+            nli += list(read_scitail(root, split))
+    if (root / "sick" / "SICK.txt").is_file():
+        nli += list(read_sick(root, "train"))
+    nli_kept = bh.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
+    truth = bh.truth_examples(trees_kept.examples, true_h, false_h, settings.seed, settings.truth_examples)
+    entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, settings.seed, settings.entail_examples)
+    premise_pairs = bh.premise_pairs(steps_kept.examples)
+    writer_pairs = hyp.writer_pairs(trees_kept.examples)
+    rng = random.Random(settings.seed)
+    if settings.gen_examples:
+        premise_pairs = rng.sample(premise_pairs, min(settings.gen_examples, len(premise_pairs)))
+    if settings.writer_examples:
+        writer_pairs = rng.sample(writer_pairs, min(settings.writer_examples, len(writer_pairs)))
+    report = [
+        {"training set": "one-step entailments (premise generator, entailment positives)",
+         "source": "EntailmentBank task 1 train", "kept": len(steps_kept.examples), "near-duplicates removed": steps_kept.removed},
+        {"training set": "question/answer/hypothesis (writer, truth positives)", "source": "EntailmentBank task 1 train",
+         "kept": len(trees_kept.examples), "near-duplicates removed": trees_kept.removed},
+        {"training set": "OBQA train questions (truth positives/negatives)", "source": "openbookqa/train.tsv",
+         "kept": len(obqa_kept.examples), "near-duplicates removed": obqa_kept.removed},
+        {"training set": "NLI pairs (entailment)", "source": "SciTail dev/test, SICK train",
+         "kept": len(nli_kept.examples), "near-duplicates removed": nli_kept.removed},
+    ]
+    return TrainingData(premise_pairs, writer_pairs, truth, entail, report)
+
+
+# --- models ------------------------------------------------------------------------------------------
+
+def small_tokenizer(texts: Sequence[str], vocab_size: int):
+    """An uncased WordPiece tokenizer trained on ``texts`` (BERT special tokens), as BertTokenizerFast."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertTokenizerFast
+
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    tokenizer.train_from_iterator(list(texts), trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    return BertTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                             sep_token="[SEP]", mask_token="[MASK]")
+
+
+def _seq2seq(pairs, settings: Settings, epochs: int):
+    from proofbook.models import TrainConfig, set_seed, small_seq2seq, special_token_ids
+    from proofbook.models.seq2seq import Seq2Seq
+
+    tokenizer = small_tokenizer([text for pair in pairs for text in pair], settings.vocab_size)
+    set_seed(settings.seed)
+    model = small_seq2seq(len(tokenizer), d_model=settings.gen_d_model, layers=settings.gen_layers,
+                          heads=settings.gen_heads, max_positions=128, **special_token_ids(tokenizer))
+    seq2seq = Seq2Seq(model, tokenizer, max_input_length=96, max_target_length=64, backend="scratch")
+    result = seq2seq.fit(pairs, TrainConfig(epochs=epochs, batch_size=settings.gen_batch, lr=settings.gen_lr,
+                                            seed=settings.seed, progress=True))
+    return seq2seq, result
+
+
+def _cross_encoder(data: bh.LabelledPairs, max_length: int, settings: Settings):
+    from proofbook.models import CrossEncoder, TrainConfig, accuracy
+
+    n_dev = max(1, len(data) // 10)
+    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=max_length)
+    result = model.fit(data.pairs[n_dev:], data.labels[n_dev:],
+                       config=TrainConfig(epochs=settings.ce_epochs, batch_size=settings.ce_batch, lr=settings.ce_lr,
+                                          seed=settings.seed, progress=True))
+    held_out = accuracy(model.label_ids(data.labels[:n_dev]), model.label_ids(model.predict(data.pairs[:n_dev])))
+    return model, result, held_out, n_dev
+
+
+@dataclass
+class Components:
+    """The trained behaviours, the writers, and what training did."""
+
+    model: bh.TrainedEntailer
+    writers: dict
+    writer_scores: list
+    train_seconds: dict
+    held_out_accuracy: dict
+    data_report: list
+    data_sizes: dict
+    keys: dict
+
+    @property
+    def writer(self):
+        """The writer with the higher token F1 on EntailmentBank dev (rules when there is no dev file)."""
+        if not self.writer_scores:
+            return self.writers["rules"]
+        best = max(self.writer_scores, key=lambda s: s.token_f1)
+        return self.writers[best.writer]
+
+
+def build_components(data_dir=None, settings: Settings = Settings(), cache=None) -> Components:
+    """Train (or load from the cache) the premise generator, the writer and the two scorers."""
+    from proofbook.data.entailmentbank import read_entailmentbank
+    from proofbook.models import ArtifactCache, CrossEncoder, object_codec
+    from proofbook.models.seq2seq import Seq2Seq
+
+    cache = cache or ArtifactCache()
+    root = resolve_data_dir(data_dir)
+    files = training_files(root) + evaluation_files(root)
+    data = training_data(root, settings)
+    seconds, held_out, keys = {}, {}, {}
+    base = {k: v for k, v in asdict(settings).items() if k != "k" and k != "max_new_tokens"}
+
+    def timed(name, kind, config, build, codec):
+        start = time.perf_counter()
+        misses = cache.stats["misses"]
+        value = cache.get_or_build(kind, config, build, *codec, data=files)
+        seconds[name] = round(time.perf_counter() - start, 1) if cache.stats["misses"] > misses else 0.0
+        keys[name] = cache.key_for(kind, config, files)
+        return value
+
+    generator = timed("premise generator", "entailer-premise-generator", {**base, "what": "premises"},
+                      lambda: _seq2seq(data.premise_pairs, settings, settings.gen_epochs)[0], object_codec(Seq2Seq))
+    writer_model = timed("hypothesis writer", "entailer-hypothesis-writer", {**base, "what": "writer"},
+                         lambda: _seq2seq(data.writer_pairs, settings, settings.writer_epochs)[0], object_codec(Seq2Seq))
+    scorers = {}
+    for name, kind, pairs, length in (("truth scorer", "entailer-truth-scorer", data.truth, settings.truth_max_length),
+                                      ("entailment scorer", "entailer-entailment-scorer", data.entailment,
+                                       settings.entail_max_length)):
+        def build(pairs=pairs, length=length, name=name):
+            model, _, accuracy_, n_dev = _cross_encoder(pairs, length, settings)
+            model.held_out = {"accuracy": accuracy_, "n": n_dev}
+            return model
+
+        def save(model, folder):
+            import json
+            model.save(folder)
+            (folder / "held_out.json").write_text(json.dumps(model.held_out))
+
+        def load(folder):
+            import json
+            model = CrossEncoder.load(folder)
+            model.held_out = json.loads((Path(folder) / "held_out.json").read_text())
+            return model
+
+        scorers[name] = timed(name, kind, {**base, "what": name}, build, (save, load))
+        held_out[name] = scorers[name].held_out
+    model = bh.TrainedEntailer(generator, scorers["truth scorer"], scorers["entailment scorer"],
+                               max_new_tokens=settings.max_new_tokens)
+    writers = {"rules": hyp.RuleWriter(), "learned": hyp.LearnedWriter(writer_model)}
+    scores = []
+    dev_trees = [t for s in evaluation_splits(root, "entailmentbank")[:1] for t in read_entailmentbank(root, s, 1)]
+    if dev_trees:
+        scores = hyp.compare_writers(list(writers.values()), dev_trees)
+    sizes = {"premise generator": len(data.premise_pairs), "hypothesis writer": len(data.writer_pairs),
+             "truth scorer": len(data.truth), "entailment scorer": len(data.entailment)}
+    report = data.report + [{"training set": f"{name} pairs", "source": "; ".join(f"{k} {v}" for k, v in d.counts().items()),
+                             "kept": len(d), "near-duplicates removed": None}
+                            for name, d in (("truth scorer", data.truth), ("entailment scorer", data.entailment))]
+    return Components(model, writers, scores, seconds, held_out, report, sizes, keys)
+
+
+# --- running the systems ---------------------------------------------------------------------------
+
+@dataclass
+class SystemRun:
+    """The answers of one system on the same questions, with gold labels."""
+
+    system: str
+    answers: list
+    gold: list
+
+    def predictions(self) -> list[str]:
+        if self.system == "direct":
+            return [a.direct.label for a in self.answers]
+        if self.system.startswith("entailer+direct"):
+            return [a.combined.label for a in self.answers]
+        return [a.entailer.label for a in self.answers]
+
+    @property
+    def accuracy(self) -> float:
+        return sum(p == g for p, g in zip(self.predictions(), self.gold)) / max(1, len(self.gold))
+
+    @property
+    def seconds_per_question(self) -> float:
+        return sum(a.seconds for a in self.answers) / max(1, len(self.answers))
+
+    @property
+    def faithfulness_break(self) -> float:
+        return sum(a.faithfulness_break for a in self.answers) / max(1, len(self.answers))
+
+
+def write_hypotheses(questions, writer) -> list[list[str]]:
+    """One hypothesis per option of every question (batched)."""
+    stems = [q.stem for q in questions for _ in q.options]
+    options = [o.text for q in questions for o in q.options]
+    flat = writer.write(stems, options) if stems else []
+    out, start = [], 0
+    for q in questions:
+        out.append(flat[start:start + len(q.options)])
+        start += len(q.options)
+    return out
+
+
+def _run_system(system: str, questions, hypotheses, components: Components, settings: Settings,
+                memory=None, progress: bool = True) -> list[QuestionAnswer]:
+    from tqdm.auto import tqdm
+
+    answers = []
+    for q, hs in tqdm(list(zip(questions, hypotheses)), desc=system, unit="q", file=sys.stderr,
+                      disable=not progress, leave=False):
+        options = [(o.label, o.text) for o in q.options]
+        if system == "direct":
+            answers.append(answer_directly(q.id, options, hs, components.model, memory))
+        else:
+            answers.append(answer_question(q.id, options, hs, components.model, settings.search(system), memory))
+    return answers
+
+
+def run_systems(questions, components: Components, settings: Settings, dataset: str, split: str, cache=None,
+                systems: Sequence[str] = ("direct",) + SEARCH_SYSTEMS, progress: bool = True) -> dict[str, SystemRun]:
+    """Every system on the same questions (cached as JSON per system); Entailer+Direct from the sampled runs."""
+    from proofbook.models import ArtifactCache
+
+    cache = cache or ArtifactCache()
+    hypotheses = write_hypotheses(questions, components.writer)
+    gold = [q.answer_key for q in questions]
+    runs = {}
+    for system in systems:
+        config = {"system": system, "dataset": dataset, "split": split, "questions": [q.id for q in questions],
+                  "hypotheses": hypotheses, "models": components.keys, "settings": asdict(settings)}
+        stored = cache.cache_json("entailer-run", config, lambda system=system: [
+            answer_to_dict(a) for a in _run_system(system, questions, hypotheses, components, settings,
+                                                   progress=progress)])
+        runs[system] = SystemRun(system, [answer_from_dict(a) for a in stored], gold)
+    direct = runs.get("direct")
+    for depth in (1, 3):
+        sampled = runs.get(f"entailer-sampled-d{depth}")
+        if sampled is None or direct is None:
+            continue
+        combined = []
+        for proof, plain in zip(sampled.answers, direct.answers):
+            combined.append(replace(proof, seconds=proof.seconds + plain.seconds))
+        runs[f"entailer+direct-d{depth}"] = SystemRun(f"entailer+direct-d{depth}", combined, gold)
+    return runs
+
+
+def run_rows(runs: dict[str, SystemRun], dataset: str, split: str) -> list[dict]:
+    rows = []
+    for system, run in runs.items():
+        n = len(run.answers)
+        rows.append(dict(dataset=dataset, split=split, system=system, metric="accuracy", value=run.accuracy, n=n))
+        rows.append(dict(dataset=dataset, split=split, system=system, metric="seconds_per_question",
+                         value=run.seconds_per_question, n=n))
+        if system.startswith("entailer+direct"):
+            rows.append(dict(dataset=dataset, split=split, system=system, metric="faithfulness_break",
+                             value=run.faithfulness_break, n=n))
+    return rows
+
+
+def direct_all(questions, components: Components, batch_size: int = 256, progress: bool = True) -> tuple[float, float]:
+    """``direct-all``: accuracy and seconds per question of ``direct`` on every question (batched scoring)."""
+    start = time.perf_counter()
+    hypotheses = write_hypotheses(questions, components.writer)
+    flat = [h for hs in hypotheses for h in hs]
+    probabilities = components.model.truth_scorer.predict_proba([(h, "") for h in flat], batch_size=batch_size,
+                                                                progress=progress)[:, 1]
+    correct, at = 0, 0
+    for q, hs in zip(questions, hypotheses):
+        scores = probabilities[at:at + len(hs)]
+        at += len(hs)
+        correct += q.options[int(scores.argmax())].label == q.answer_key
+    seconds = time.perf_counter() - start
+    return correct / max(1, len(questions)), seconds / max(1, len(questions))
+
+
+# --- premise recall on EntailmentBank -------------------------------------------------------------------
+
+def premise_recall(components: Components, trees, embedder=None, batch_size: int = 32) -> tuple[float, int, list]:
+    """Share of gold premises (over all one-step entailments) matched by a generated premise at cosine >= 0.8.
+
+    The generator gets each step's conclusion in the official H -> P format and decodes greedily.
+    Returns (recall, number of gold premises, examples).
+    """
+    from proofbook.data.entailmentbank import one_step_entailments
+    from proofbook.retrieval.dense import SentenceEmbedder
+
+    embedder = embedder or SentenceEmbedder("minilm")
+    steps = [e for t in trees for e in one_step_entailments(t)]
+    generated = []
+    for first in range(0, len(steps), batch_size):
+        chunk = steps[first:first + batch_size]
+        sets = components.model.generate_premises([e.conclusion for e in chunk], 1, False)
+        generated += [s[0] if s else [] for s in sets]
+    matched, total, examples = 0, 0, []
+    gold_texts = [p for e in steps for p in e.premises]
+    gen_texts = [p for g in generated for p in g]
+    gold_vectors = embedder.encode(gold_texts, progress=False) if gold_texts else None
+    gen_vectors = embedder.encode(gen_texts, progress=False) if gen_texts else None
+    gi = pi = 0
+    for e, g in zip(steps, generated):
+        gold = gold_vectors[gi:gi + len(e.premises)]
+        gi += len(e.premises)
+        gen = gen_vectors[pi:pi + len(g)] if g else None
+        pi += len(g)
+        hits = (gold @ gen.T).max(axis=1) >= MATCH_COSINE if g else [False] * len(e.premises)
+        matched += int(sum(hits))
+        total += len(e.premises)
+        if len(examples) < 8:
+            examples.append({"conclusion": e.conclusion, "gold premises": " | ".join(e.premises),
+                             "generated premises": " | ".join(g), "matched": f"{int(sum(hits))}/{len(e.premises)}"})
+    return matched / max(1, total), total, examples
+
+
+# --- error analysis ----------------------------------------------------------------------------------
+
+ERROR_CATEGORIES = ("belief", "reasoning: near-tautology", "reasoning", "dataset")
+
+
+def error_category(answer: QuestionAnswer, gold_label: str, predicted: str | None = None) -> str:
+    """An automatic proxy for the paper's error categories of a wrong answer (rules, in this order):
+
+    * ``dataset`` -- the predicted and the gold option say nearly the same thing (token F1 >= 0.8) or
+      their hypotheses are identical: the question does not separate them;
+    * ``reasoning: near-tautology`` -- a premise of the predicted option's proof restates its hypothesis
+      (token F1 >= 0.7 with it);
+    * ``reasoning`` -- the weakest link of that proof is the inference (s_e below every premise score);
+    * ``belief`` -- otherwise: the weakest link is a premise the model believes (a false belief), or no
+      proof was found.
+
+    The paper's categories were assigned by people reading the trees; these rules only approximate them.
+    """
+    chosen = next(o for o in answer.options if o.label == (predicted or answer.entailer.label))
+    gold = next(o for o in answer.options if o.label == gold_label)
+    if hyp.token_f1(chosen.option, gold.option) >= 0.8 or chosen.hypothesis == gold.hypothesis:
+        return "dataset"
+    tree = chosen.tree
+    if any(hyp.token_f1(p.statement, tree.statement) >= 0.7 for p in tree.premises):
+        return "reasoning: near-tautology"
+    if tree.premises and tree.entailment is not None and tree.entailment < min(p.score for p in tree.premises):
+        return "reasoning"
+    return "belief"
+
+
+def errors(run: SystemRun, questions) -> list[dict]:
+    """Every wrong answer of ``run`` with its automatic error category."""
+    out = []
+    for q, answer, predicted in zip(questions, run.answers, run.predictions()):
+        if predicted != q.answer_key:
+            out.append({"question": q, "answer": answer, "predicted": predicted,
+                        "category": error_category(answer, q.answer_key, predicted)})
+    return out
+
+
+# --- the belief memory demonstration ---------------------------------------------------------------------
+
+def strongest_premise(answer: QuestionAnswer, label: str | None = None):
+    """The premise node of an option's proof with the highest direct score (what a user would correct)."""
+    option = next(o for o in answer.options if o.label == (label or answer.entailer.label))
+    leaves = [n for n in option.tree.walk() if n is not option.tree]
+    return max(leaves, key=lambda n: n.direct) if leaves else None
+
+
+def memory_demo(run: SystemRun, questions, components: Components, settings: Settings, memory, teach: int = 3,
+                progress: bool = True) -> dict:
+    """Teach ``teach`` corrections, then re-run the same system on every question with the memory.
+
+    A simulated user reads the trees of the first ``teach`` wrong answers and marks the most believed
+    premise of each wrong proof as false.  Every question is then answered again, its statements looked up
+    in the memory (exact or MiniLM-similar).  Returns the corrections and per-question changes.
+    """
+    wrong = [(q, a) for q, a, p in zip(questions, run.answers, run.predictions()) if p != q.answer_key]
+    taught = []
+    for q, answer in wrong[:teach]:
+        node = strongest_premise(answer)
+        if node is not None:
+            memory.teach(node.statement, False, note=f"taught on question {q.id}")
+            taught.append({"question": q.id, "belief marked false": node.statement, "model's score": node.direct})
+    hypotheses = write_hypotheses(questions, components.writer)
+    again = _run_system(run.system, questions, hypotheses, components, settings, memory=memory, progress=progress)
+    after = SystemRun(run.system, again, run.gold)
+    changes = []
+    for q, before_answer, after_answer, b, a in zip(questions, run.answers, again, run.predictions(), after.predictions()):
+        touched = sum(n.source == "memory" for o in after_answer.options for n in o.tree.walk())
+        changes.append({"question": q.id, "gold": q.answer_key, "before": b, "after": a,
+                        "memory beliefs used": touched})
+    return {"taught": taught, "after": after, "changes": changes}

@@ -67,11 +67,11 @@ class Settings:
     gen_d_model: int = 128
     gen_layers: int = 2
     gen_heads: int = 4
-    gen_epochs: int = 8
+    gen_epochs: int = 5
     gen_batch: int = 32
     gen_lr: float = 1e-3
     gen_examples: int | None = None
-    writer_epochs: int = 12
+    writer_epochs: int = 10
     writer_examples: int | None = None
     truth_examples: int = 3000
     truth_max_length: int = 32
@@ -149,6 +149,19 @@ def evaluation_splits(data_dir, dataset: str, split: str | None = None) -> list[
         except Exception:  # noqa: BLE001 - no keys: not a labelled split
             present.remove("test")
     return present
+
+
+def evaluation_plan(data_dir, split: str | None = None) -> dict[str, list[str]]:
+    """``{"obqa": [...], "qasc": [...]}``: the labelled splits to evaluate (``split`` only, where a dataset has it)."""
+    plan = {}
+    for dataset in ("obqa", "qasc"):
+        try:
+            plan[dataset] = evaluation_splits(data_dir, dataset, split)
+        except ValueError:
+            plan[dataset] = []
+    if not any(plan.values()):
+        raise ValueError(f"no OBQA or QASC evaluation split {split or ''} in {resolve_data_dir(data_dir)}")
+    return {dataset: splits for dataset, splits in plan.items() if splits}
 
 
 def read_questions(data_dir, dataset: str, split: str):

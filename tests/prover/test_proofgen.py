@@ -68,11 +68,10 @@ class FakeAligner:
     def align_many(self, claims, evidence, chunks=None):
         from proofbook.prover.alignment import chunk_claim
 
+        if chunks is not None:  # re-alignment of the chunks that lost their sentence: to the first sentence
+            return [[Alignment(ch, ev[0].split()[0], 0, 0, 1, 0.5) for ch in cs] for cs, ev in zip(chunks, evidence)]
         return [[Alignment(ch, ev[i % len(ev)].split()[0], i % len(ev), 0, 1, 1.0) for i, ch in enumerate(chunk_claim(c))]
                 for c, ev in zip(claims, evidence)]
-
-    def align(self, claim, evidence, chunks=None):
-        return [Alignment(ch, evidence[0].split()[0], 0, 0, 1, 0.5) for ch in chunks]
 
 
 class FakeOperators:

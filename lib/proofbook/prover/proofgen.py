@@ -109,17 +109,18 @@ class ProofgenSettings:
     distractors: int = 2
     max_evidence: int = 5
     fewshot_repeat: int = 2
+    max_fewshot: int | None = None    # at most this many few-shot proofs (None: all 162)
     backend: str = "scratch"          # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
-    epochs: int = 12
+    epochs: int = 6
     batch_size: int = 16
     lr: float = 5e-4
-    max_input_length: int = 160
+    max_input_length: int = 128
     max_target_length: int = 96
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "ProofgenSettings":
-        return cls(seed=seed, max_claims_per_dataset=6, fewshot_repeat=1, epochs=1, max_input_length=96,
-                   max_target_length=48)
+        return cls(seed=seed, max_claims_per_dataset=4, fewshot_repeat=1, max_fewshot=8, epochs=1,
+                   max_input_length=64, max_target_length=40)
 
 
 def _rng(seed: int, key: str) -> random.Random:
@@ -215,26 +216,29 @@ def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress:
     pairs = [(a.chunk, a.evidence_span) for row in alignments.values() for a in row]
     operators = iter(operator_model.predict(pairs)) if pairs else iter(())
     labelled = {key: [next(operators) for _ in row] for key, row in alignments.items()}
-    for s in tqdm(sets, desc="build proofs", disable=not progress):
+    lost: dict[int, list[str]] = {}
+    for n, s in enumerate(sets):
         key = (s.source, s.claim_id)
-        if key not in alignments:
+        if not s.sufficient and key in alignments:
+            missing_index = by_claim[key].gold.index(s.missing)
+            chunks = [a.chunk for a in alignments[key] if a.sentence == missing_index]
+            if chunks:   # nothing aligned to the dropped sentence: the variant says nothing, drop it
+                lost[n] = chunks
+    realigned: dict[int, dict[str, object]] = {}
+    order = list(lost)
+    for first in tqdm(range(0, len(order), batch), desc="re-align partial evidence", disable=not progress):
+        part = order[first:first + batch]
+        rows = aligner.align_many([sets[n].claim for n in part], [[x.text for x in sets[n].sentences] for n in part],
+                                  chunks=[lost[n] for n in part])
+        for n, row in zip(part, rows):
+            realigned[n] = {a.chunk: a for a in row}
+    for n, s in enumerate(sets):
+        key = (s.source, s.claim_id)
+        if key not in alignments or (not s.sufficient and n not in realigned):
             continue
-        full = by_claim[key]
-        row, ops = alignments[key], labelled[key]
-        steps = []
-        if s.sufficient:
-            steps = [ProofStep(a.chunk, a.evidence_span, op) for a, op in zip(row, ops)]
-        else:
-            missing_index = full.gold.index(s.missing)
-            lost = [a.chunk for a in row if a.sentence == missing_index]
-            if not lost:   # nothing was aligned to the dropped sentence: drop the variant (it says nothing)
-                continue
-            redo = {a.chunk: a for a in aligner.align(s.claim, [x.text for x in s.sentences], chunks=lost)}
-            for a, op in zip(row, ops):
-                if a.chunk in redo:
-                    steps.append(ProofStep(a.chunk, redo[a.chunk].evidence_span, "#"))
-                else:
-                    steps.append(ProofStep(a.chunk, a.evidence_span, op))
+        redo = realigned.get(n, {})
+        steps = [ProofStep(a.chunk, redo[a.chunk].evidence_span, "#") if a.chunk in redo
+                 else ProofStep(a.chunk, a.evidence_span, op) for a, op in zip(alignments[key], labelled[key])]
         out.append(TrainingProof(s.claim, s.evidence, format_proof(steps), s.sufficient, s.source, s.claim_id))
     return out
 
@@ -311,7 +315,7 @@ def training_proofs(tasks, aligner, operator_model, settings: ProofgenSettings, 
     sets = evidence_sets(tasks, settings.max_claims_per_dataset, settings.distractors, settings.max_evidence,
                          settings.seed)
     built = build_proofs(sets, aligner, operator_model, progress=progress)
-    return fewshot_proofs(data_dir) * settings.fewshot_repeat + built
+    return fewshot_proofs(data_dir)[:settings.max_fewshot] * settings.fewshot_repeat + built
 
 
 def cached_generator(tasks, aligner, operator_model, settings: ProofgenSettings, data_dir=None, cache=None,

@@ -166,7 +166,7 @@ class ClassifierSettings:
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "ClassifierSettings":
-        return cls(seed=seed, max_claims_per_dataset=6, max_length=48)
+        return cls(seed=seed, max_claims_per_dataset=4, max_length=48)
 
 
 def train_classifier(tasks, settings: ClassifierSettings = ClassifierSettings(), cache=None) -> tuple[ClassifierSufficiency, float]:
@@ -301,3 +301,157 @@ def stopping_metrics(run: StoppingRun, claims) -> list[dict]:
     rows += [{"metric": "recall@5", "value": sum(recall) / len(claims), "n": len(claims)},
              {"metric": "avg_hops", "value": sum(run.stops) / len(run.stops), "n": len(claims)}]
     return rows
+
+
+# --- the experiment of admiral/06_sufficiency -----------------------------------------------------
+
+@dataclass(frozen=True)
+class SufficiencySettings:
+    """Everything the sufficiency chapter trains and decodes with; defaults = the book's full-size run."""
+
+    seed: int = 0
+    iterations: int = 3                  # the limit (results.md)
+    beam: int = 5                        # proof beams per decision (the reference uses 25; see the chapter)
+    threshold: float = REFERENCE_THRESHOLD
+    verdict_beam: int = 1                # FEVER-Symmetric verdicts: the best proof of a greedy decode
+    operators: object = None
+    proofgen: object = None
+    classifier: ClassifierSettings = ClassifierSettings()
+
+    def __post_init__(self) -> None:
+        from proofbook.prover.operators import OperatorSettings
+        from proofbook.prover.proofgen import ProofgenSettings
+
+        if self.operators is None:
+            object.__setattr__(self, "operators", OperatorSettings(seed=self.seed))
+        if self.proofgen is None:
+            object.__setattr__(self, "proofgen", ProofgenSettings(seed=self.seed))
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "SufficiencySettings":
+        from proofbook.prover.operators import OperatorSettings
+        from proofbook.prover.proofgen import ProofgenSettings
+
+        return cls(seed=seed, beam=2, operators=OperatorSettings.smoke(seed), proofgen=ProofgenSettings.smoke(seed),
+                   classifier=ClassifierSettings.smoke(seed))
+
+
+@dataclass
+class Prover:
+    """The trained pieces of the natural-logic prover and the sufficiency systems built on them."""
+
+    operator_model: object
+    operator_data: object
+    aligner: object
+    generator: object
+    training_proofs: list
+    classifier: ClassifierSufficiency
+    seconds: dict[str, float]
+
+    def deciders(self, settings: SufficiencySettings) -> dict:
+        """System name -> what :func:`simulate_stopping` calls (``results.md`` names)."""
+        return {
+            "suff-natlog": NatlogSufficiency(self.generator, beam=settings.beam, threshold=settings.threshold).decide_many,
+            "suff-lexical": LexicalSufficiency(self.aligner).decide_many,
+            "suff-classifier": self.classifier.decide_many,
+            "suff-always": fixed_rule(1),
+            "suff-never": fixed_rule(settings.iterations + 1),
+            "fixed-2": fixed_rule(2),
+            "oracle": "oracle",
+        }
+
+
+def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None, progress: bool = True) -> Prover:
+    """Operator model, aligner, proof generator and sufficiency classifier, each from the artifact cache
+    (trained on a miss) on the training claims of ``tasks`` and the QA-NatVer proofs."""
+    from proofbook.models import ArtifactCache, fingerprint
+    from proofbook.prover.alignment import Aligner
+    from proofbook.prover.operators import cached_operator_model
+    from proofbook.prover.proofgen import cached_generator
+
+    cache = cache or ArtifactCache()
+    seconds = {}
+    operator_model, data, seconds["operator model"] = cached_operator_model(data_dir, settings.operators, cache)
+    aligner = Aligner()
+    operator_key = fingerprint({"settings": dataclasses.asdict(settings.operators),
+                                "train": [dataclasses.astuple(x) for x in data.train]})
+    generator, proofs, seconds["proof generator"] = cached_generator(tasks, aligner, operator_model, settings.proofgen,
+                                                                     data_dir, cache, operator_key, progress)
+    classifier, seconds["sufficiency classifier"] = train_classifier(tasks, settings.classifier, cache)
+    return Prover(operator_model, data, aligner, generator, proofs, classifier, seconds)
+
+
+def cached_traces(task, components, claims, retrieval_settings, iterations: int = 3, beam: int = 25, cache=None,
+                  progress: bool = True) -> list:
+    """AdMIRaL run to ``iterations`` without stopping (``suff-never``), cached; every other system is
+    simulated from these traces (the loop is deterministic given its state)."""
+    from proofbook.models import ArtifactCache, fingerprint
+    from proofbook.retrieval import experiments
+
+    cache = cache or ArtifactCache()
+    config = experiments.AdmiralConfig(iterations=iterations, beam=beam)
+    key = {"settings": dataclasses.asdict(retrieval_settings), "config": dataclasses.asdict(config),
+           "dataset": task.dataset, "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]),
+           "claims": fingerprint(list(claims))}
+    build = lambda: experiments.build_admiral(task, components, config).retrieve_many([c.claim for c in claims],  # noqa: E731
+                                                                                     progress=progress)
+    return cache.cache_pickle("admiral-traces", key, build)
+
+
+def run_systems(task, claims, traces, deciders: dict, iterations: int = 3, progress: bool = True) -> dict[str, StoppingRun]:
+    """Every sufficiency system of ``deciders`` on the same traces."""
+    return {name: simulate_stopping(name, traces, claims, task.dataset, decide, limit=iterations, progress=progress)
+            for name, decide in deciders.items()}
+
+
+def verdict_accuracy(generator, pairs, beam: int = 1, batch_size: int = 16) -> tuple[float, list[Proof | None]]:
+    """Share of FEVER-Symmetric pairs whose best proof's automaton verdict equals the label (no proof: wrong)."""
+    claims = [p.claim for p in pairs]
+    evidence = [[("", p.evidence)] for p in pairs]
+    proofs = generator.generate(claims, evidence, beam=beam, batch_size=batch_size)
+    best = [found[0] if found else None for found in proofs]
+    correct = [b is not None and b.verdict == p.label for b, p in zip(best, pairs)]
+    return (sum(correct) / len(pairs) if pairs else 0.0), best
+
+
+ERROR_KINDS = ("alignment", "operator", "automaton", "no proof kept")
+
+
+def _source(span: str, sentences: Sequence[Sentence]) -> list[Sentence]:
+    from proofbook.prover.natlog import span_position
+
+    return [s for s in sentences if span_position(span, s.text) is not None]
+
+
+def error_kind(claim, sentences: Sequence[Sentence], decision: Decision, truth: bool, dataset: str) -> str | None:
+    """Where a wrong decision went wrong (None if it is right):
+
+    * ``no proof kept`` -- no beam scored above the threshold;
+    * false *insufficient*: the step that sent the best kept NEI proof to NOT ENOUGH INFO is ``#`` / ``>``
+      on an evidence span from a gold sentence (``operator``) or only from other sentences
+      (``alignment``), or ``<`` / ``|`` after a negation (``automaton``: the table sends it to NEI);
+    * false *sufficient*: a step aligned only to a non-gold sentence without ``#`` (``alignment``), else
+      a missing sentence's span was not marked independent (``operator``).
+    """
+    if decision.sufficient == truth:
+        return None
+    if not decision.kept:
+        return "no proof kept"
+    gold = set(claim.gold_sentences)
+    is_gold = (lambda s: s.id in gold) if gold and not dataset.startswith("feverous_s") else \
+        (lambda s: s.title in set(claim.gold_titles))
+    if truth:
+        proof = next(p for p in decision.kept if p.verdict == NEI)
+        path = proof.path
+        step_index = next(i for i in range(len(proof.steps)) if path[i + 1] == NEI)
+        step = proof.steps[step_index]
+        if step.operator in "#>":
+            sources = _source(step.evidence_span, sentences)
+            return "operator" if any(is_gold(s) for s in sources) else "alignment"
+        return "automaton"
+    for proof in decision.kept:
+        for step in proof.steps:
+            sources = _source(step.evidence_span, sentences)
+            if step.operator != "#" and sources and not any(is_gold(s) for s in sources):
+                return "alignment"
+    return "operator"

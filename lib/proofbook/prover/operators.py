@@ -14,7 +14,8 @@ proofs do; ``results.md``), and a **held-out part** -- the claims with ``sha1("h
 from both sources -- is never trained on; :func:`per_operator_scores` reports precision / recall there.
 
 Departures, stated: the silver proofs are dominated by ``=`` (30k of 41k steps), so training draws at most
-``max_per_operator`` silver steps per operator (class balance); the held-out report uses at most
+``max_per_operator`` silver steps per operator (class balance; the same cap applies to the few-shot steps,
+where it binds only at smoke sizes); the held-out report uses at most
 ``heldout_per_operator`` steps per operator, so its precision is that of a balanced sample, not of the
 natural distribution.  MED's 2-hop relations are not used: they relate whole sentences under
 monotonicity edits, not spans, and we did not measure whether they help.
@@ -115,7 +116,7 @@ def operator_data(data_dir=None, settings: OperatorSettings = OperatorSettings()
                 train += part["train"][:settings.max_per_operator]
                 heldout += part["heldout"][:settings.heldout_per_operator]
             else:
-                train += part["train"] * settings.fewshot_repeat
+                train += part["train"][:settings.max_per_operator] * settings.fewshot_repeat
                 heldout += part["heldout"]
     rng.shuffle(train)
     counts = {name: dict(Counter(x.operator for x in part)) for name, part in (("train", train), ("heldout", heldout))}

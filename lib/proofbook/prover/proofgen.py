@@ -318,29 +318,42 @@ def training_proofs(tasks, aligner, operator_model, settings: ProofgenSettings, 
     return fewshot_proofs(data_dir)[:settings.max_fewshot] * settings.fewshot_repeat + built
 
 
+def _data_key(tasks, settings: ProofgenSettings, operator_key: str) -> dict:
+    from proofbook.models import fingerprint
+
+    return {"settings": dataclasses.asdict(settings), "operator_model": operator_key,
+            "tasks": fingerprint([(t.dataset, [c.id for c in t.train[:settings.max_claims_per_dataset * 2]],
+                                   t.corpus.n_sentences()) for t in tasks])}
+
+
+def cached_training_proofs(tasks, aligner, operator_model, settings: ProofgenSettings, data_dir=None, cache=None,
+                           operator_key: str = "", progress: bool = True) -> list[TrainingProof]:
+    """:func:`training_proofs` from the artifact cache (``natlog-training-proofs``; built on a miss).
+
+    The key holds the settings, the tasks' training claims and ``operator_key`` (which operator model
+    labelled the pairs)."""
+    from proofbook.models import ArtifactCache
+
+    cache = cache or ArtifactCache()
+    return cache.cache_pickle("natlog-training-proofs", _data_key(tasks, settings, operator_key),
+                              lambda: training_proofs(tasks, aligner, operator_model, settings, data_dir, progress))
+
+
 def cached_generator(tasks, aligner, operator_model, settings: ProofgenSettings, data_dir=None, cache=None,
                      operator_key: str = "", progress: bool = True):
-    """Train (or load) the generator; returns ``(generator, training proofs, seconds)``.
-
-    The training proofs are cached too (``natlog-training-proofs``); the key holds the settings, the
-    tasks' training claims and ``operator_key`` (which operator model labelled them).
-    """
+    """Train (or load) the generator on :func:`cached_training_proofs`; returns ``(generator, proofs, seconds)``."""
     from proofbook.models import ArtifactCache, fingerprint
     from proofbook.models.cache import object_codec
 
     cache = cache or ArtifactCache()
-    data_key = {"settings": dataclasses.asdict(settings), "operator_model": operator_key,
-                "tasks": fingerprint([(t.dataset, [c.id for c in t.train[:settings.max_claims_per_dataset * 2]],
-                                       t.corpus.n_sentences()) for t in tasks])}
     start = time.perf_counter()
-    proofs = cache.cache_pickle("natlog-training-proofs", data_key,
-                                lambda: training_proofs(tasks, aligner, operator_model, settings, data_dir, progress))
+    proofs = cached_training_proofs(tasks, aligner, operator_model, settings, data_dir, cache, operator_key, progress)
 
     def build():
         generator = ProofGenerator.new(settings)
         generator.fit(proofs, settings)
         return generator
 
-    generator = cache.get_or_build("natlog-proof-generator", {**data_key, "proofs": fingerprint([dataclasses.astuple(p) for p in proofs])},
-                                   build, *object_codec(ProofGenerator))
+    key = {**_data_key(tasks, settings, operator_key), "proofs": fingerprint([dataclasses.astuple(p) for p in proofs])}
+    generator = cache.get_or_build("natlog-proof-generator", key, build, *object_codec(ProofGenerator))
     return generator, proofs, time.perf_counter() - start

@@ -361,22 +361,44 @@ class Prover:
         }
 
 
-def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None, progress: bool = True) -> Prover:
+def operator_key(settings, data) -> str:
+    """Which operator model labelled the generator's training proofs (part of the generator's cache key)."""
+    from proofbook.models import fingerprint
+
+    return fingerprint({"settings": dataclasses.asdict(settings), "train": [dataclasses.astuple(x) for x in data.train]})
+
+
+def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None, progress: bool = True,
+                 stage: str = "all") -> Prover:
     """Operator model, aligner, proof generator and sufficiency classifier, each from the artifact cache
-    (trained on a miss) on the training claims of ``tasks`` and the QA-NatVer proofs."""
-    from proofbook.models import ArtifactCache, fingerprint
+    (trained on a miss) on the training claims of ``tasks`` and the QA-NatVer proofs.
+
+    ``stage`` builds only part of it (each part is cached, so a full-size run can be split into commands
+    of a few minutes each): ``"operators"``, ``"proofs"`` (+ the built training proofs), ``"generator"``,
+    ``"all"`` (+ the classifier); a partial stage returns None.
+    """
+    from proofbook.models import ArtifactCache
     from proofbook.prover.alignment import Aligner
     from proofbook.prover.operators import cached_operator_model
-    from proofbook.prover.proofgen import cached_generator
+    from proofbook.prover.proofgen import cached_generator, cached_training_proofs
 
+    stages = ("operators", "proofs", "generator", "all")
+    if stage not in stages:
+        raise ValueError(f"unknown stage {stage!r}; expected one of {stages}")
     cache = cache or ArtifactCache()
     seconds = {}
     operator_model, data, seconds["operator model"] = cached_operator_model(data_dir, settings.operators, cache)
+    if stage == "operators":
+        return None
     aligner = Aligner()
-    operator_key = fingerprint({"settings": dataclasses.asdict(settings.operators),
-                                "train": [dataclasses.astuple(x) for x in data.train]})
+    key = operator_key(settings.operators, data)
+    if stage == "proofs":
+        cached_training_proofs(tasks, aligner, operator_model, settings.proofgen, data_dir, cache, key, progress)
+        return None
     generator, proofs, seconds["proof generator"] = cached_generator(tasks, aligner, operator_model, settings.proofgen,
-                                                                     data_dir, cache, operator_key, progress)
+                                                                     data_dir, cache, key, progress)
+    if stage == "generator":
+        return None
     classifier, seconds["sufficiency classifier"] = train_classifier(tasks, settings.classifier, cache)
     return Prover(operator_model, data, aligner, generator, proofs, classifier, seconds)
 
@@ -455,3 +477,17 @@ def error_kind(claim, sentences: Sequence[Sentence], decision: Decision, truth: 
             if step.operator != "#" and sources and not any(is_gold(s) for s in sources):
                 return "alignment"
     return "operator"
+
+
+def prepare(data_dir=None, stage: str = "all", seed: int = 0) -> None:
+    """Build the cached pieces of the full-size run one stage at a time (``python -m proofbook.prover.sufficiency STAGE``)."""
+    from proofbook.retrieval.tasks import load_task
+
+    tasks = [load_task(name, data_dir) for name in ("hover", "feverous_s")]
+    train_prover(tasks, SufficiencySettings(seed=seed), data_dir, stage=stage)
+
+
+if __name__ == "__main__":
+    import sys
+
+    prepare(None, sys.argv[1] if len(sys.argv) > 1 else "all")

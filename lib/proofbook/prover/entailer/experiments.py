@@ -32,7 +32,6 @@ built (it excludes writing the hypotheses, done once per question for all system
 """
 from __future__ import annotations
 
-import os
 import random
 import sys
 import time

@@ -38,7 +38,6 @@ from proofbook.data.base import resolve_data_dir
 from proofbook.data.natlog import read_fewshot_processed
 from proofbook.models import set_seed
 from proofbook.prover import natlog, operators
-from proofbook.prover.alignment import chunk_claim
 from proofbook.prover.lexical import lexical_operator
 from proofbook.prover.sufficiency import SufficiencySettings, train_prover
 from proofbook.results import Results

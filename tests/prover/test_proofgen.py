@@ -5,7 +5,7 @@ from proofbook.corpus import Corpus
 from proofbook.models import load_tokenizer
 from proofbook.prover.alignment import Alignment
 from proofbook.prover.natlog import OPERATORS, Proof
-from proofbook.prover.proofgen import (EvidenceSet, ProofGenerator, ProofgenSettings, TrainingProof, build_proofs,
+from proofbook.prover.proofgen import (ProofGenerator, ProofgenSettings, TrainingProof, build_proofs,
                                        evidence_sets, ngrams, proof_constraint, proof_input)
 from proofbook.retrieval.prefix_tree import encode_segment
 from proofbook.retrieval.tasks import RetrievalClaim, RetrievalTask

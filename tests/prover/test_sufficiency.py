@@ -92,3 +92,34 @@ def test_natlog_decision_is_the_admiral_hook():
     run = simulate_stopping("suff-natlog", traces, claims, "hover", rule.decide_many, limit=3)
     assert run.stops == [2] and run.decisions == [[(False, False), (True, True)]]
     assert run.details[0][1].kept and run.seconds_per_decision >= 0
+
+
+def test_error_kinds():
+    from proofbook.prover.sufficiency import error_kind
+
+    c = claim(["A", "B"], [("A", 0), ("B", 0)])
+    sels = [S["A:0"], S["B:0"], S["D:0"]]
+    nei_on_gold = Proof.from_triples([("c1", "text of A:0", "="), ("c2", "text of B:0", "#")], score=-0.1)
+    nei_on_other = Proof.from_triples([("c1", "text of A:0", "="), ("c2", "text of D:0", "#")], score=-0.1)
+    after_negation = Proof.from_triples([("c1", "text of A:0", "!"), ("c2", "text of B:0", "<")], score=-0.1)
+    assert error_kind(c, sels, Decision(False, [nei_on_gold], [nei_on_gold]), True, "hover") == "operator"
+    assert error_kind(c, sels, Decision(False, [nei_on_other], [nei_on_other]), True, "hover") == "alignment"
+    assert error_kind(c, sels, Decision(False, [after_negation], [after_negation]), True, "hover") == "automaton"
+    assert error_kind(c, sels, Decision(False), True, "hover") == "no proof kept"
+    assert error_kind(c, sels, Decision(True, [proof("==", -0.1)], [proof("==", -0.1)]), True, "hover") is None
+    wrong_yes = Proof.from_triples([("c1", "text of A:0", "="), ("c2", "text of D:0", "=")], score=-0.1)
+    assert error_kind(c, [S["A:0"], S["D:0"]], Decision(True, [wrong_yes], [wrong_yes]), False, "hover") == "alignment"
+
+
+def test_verdict_accuracy_counts_missing_proofs_as_wrong():
+    from proofbook.data.fever_symmetric import SymmetricPair
+    from proofbook.prover.sufficiency import verdict_accuracy
+
+    class Gen:
+        def generate(self, claims, evidence, beam=1, batch_size=16):
+            return [[proof("=", -0.1)] if "yes" in c else [] for c in claims]
+
+    pairs = [SymmetricPair("1", "yes claim", "ev", "SUPPORTS"), SymmetricPair("2", "yes claim", "ev", "REFUTES"),
+             SymmetricPair("3", "no claim", "ev", "SUPPORTS")]
+    accuracy, best = verdict_accuracy(Gen(), pairs)
+    assert accuracy == pytest.approx(1 / 3) and best[2] is None

@@ -201,7 +201,6 @@ def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress:
     """Chunk, align and label: a sufficient set's proof aligns chunks to its gold sentences and asks the
     operator model; an insufficient set's proof is the same, with the chunks that were aligned to the
     missing sentence re-aligned to the remaining sentences and given ``#``."""
-    from proofbook.prover.alignment import chunk_claim
 
     out: list[TrainingProof] = []
     full_sets = [s for s in sets if s.sufficient]

@@ -9,7 +9,7 @@
 # | system | what the classifier reads | trained on |
 # |---|---|---|
 # | `claim-only` | `"{person} {venue} {claim}"` | LIAR train |
-# | `justification` | claim `[SEP]` PolitiFact's justification (oracle) | LIAR-PLUS `val2` + ClaimDecomp dev, with their justifications |
+# | `justification` | claim `[SEP]` PolitiFact's justification, verdict sentences removed (oracle) | the `claim-only` model, then LIAR-PLUS `val2` + ClaimDecomp dev with their justifications |
 # | `web-snippets` | claim `[SEP]` the top-5 documents of fine-grained retrieval over the cached, site-filtered search results | same as `justification` |
 # | `web-summaries` | claim `[SEP]` extractive claim-focused summaries of those documents | same as `justification` |
 # | `always-half-true` | nothing: always the middle label | -- |
@@ -23,6 +23,9 @@
 # - **Evidence**: the paper searched Bing and summarised whole pages with an LLM; here the evidence is the
 #   cached Google results (title + snippet) of this copy, after the paper's site filter, summarised
 #   extractively.  No LLM endpoint is used (none is reachable offline).
+# - **Oracle without the verdict**: ClaimDecomp's justifications end with the verdict ("We rate it Half
+#   True.") and often quote the rating's definition; those sentences are removed (in training and test
+#   evidence alike), so `justification` measures the fact-checkers' reasons rather than a read-off label.
 # - **Training data**: ClaimDecomp's labelled train claims are not in this copy.  The evidence classifier
 #   trains on claims with *justifications* and is applied to *web* evidence: a shift the paper did not have.
 # - **Model**: MiniLM (22M parameters), short inputs and few epochs on two CPU cores, not DeBERTa-large.
@@ -104,10 +107,11 @@ veracity[["accuracy", "macro_f1", "mae", "soft_accuracy"]].style.format("{:.3f}"
 # %%
 plot = pd.DataFrame([r for r in experiments.metric_rows(run) if r["dataset"] == "claimdecomp" and r["split"] == "test"
                      and r["metric"] in ("macro_f1", "mae")])
-order = [s for s in experiments.CLAIM_SYSTEMS if s in set(plot.system)]
+order = [s for s in experiments.CLAIM_SYSTEMS if s in set(plot.get("system", []))]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
 for ax, metric, title in zip(axes, ("macro_f1", "mae"), ("macro-F1 (higher is better)", "MAE in label steps (lower is better)")):
-    sns.barplot(data=plot[plot.metric == metric], x="value", y="system", order=order, ax=ax, orient="h")
+    if order:  # no bars when ClaimDecomp test is not among the evaluated splits
+        sns.barplot(data=plot[plot.metric == metric], x="value", y="system", order=order, ax=ax, orient="h")
     ax.set_title(title)
     ax.set_xlabel("")
     ax.set_ylabel("")
@@ -122,7 +126,8 @@ plt.show()
 
 # %%
 recall = pd.DataFrame([{"system": name, "question_recall": value, "annotated questions": n}
-                       for name, (value, n) in run.question_recall.items()]).set_index("system")
+                       for name, (value, n) in run.question_recall.items()],
+                      columns=["system", "question_recall", "annotated questions"]).set_index("system")
 for name, (value, _) in run.question_recall.items():
     glue(f"recall_{name}", f"{value:.2f}", display=False)
 recall.style.format({"question_recall": "{:.3f}"})

@@ -24,7 +24,7 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.classifier.metrics import confusion_matrix, mae_by_label
+from proofbook.classifier.metrics import confusion_matrix
 from proofbook.data.politifact import LABELS
 from proofbook.models import ArtifactCache, set_seed
 from proofbook.results import Results
@@ -51,7 +51,7 @@ print("conditions on ClaimDecomp test:", systems)
 # Rows: PolitiFact's label; columns: the prediction; labels in the paper's order, from pants-fire to true.
 
 # %%
-fig, axes = plt.subplots(1, len(systems), figsize=(4.2 * len(systems), 3.9), squeeze=False)
+fig, axes = plt.subplots(1, max(1, len(systems)), figsize=(4.2 * max(1, len(systems)), 3.9), squeeze=False)
 for ax, system in zip(axes[0], systems):
     p = run.predictions[("claimdecomp", "test", system)]
     sns.heatmap(confusion_matrix(p["gold"], p["predicted"]), annot=True, fmt="d", cbar=False, ax=ax,
@@ -69,13 +69,8 @@ plt.show()
 # ## MAE by gold label
 
 # %%
-by_label = {}
-for system in systems:
-    p = run.predictions[("claimdecomp", "test", system)]
-    for label, (value, n) in mae_by_label(p["gold"], p["predicted"]).items():
-        by_label[(LABELS[label], n)] = {**by_label.get((LABELS[label], n), {}), system: value}
-        results.add("claimdecomp", "test", system, f"mae/{LABELS[label]}", value, n)
-mae_table = pd.DataFrame(by_label).T.rename_axis(["gold label", "claims"])
+mae_table, mae_rows = experiments.mae_by_label_frame(run, systems)
+results.extend(mae_rows)
 mae_table.style.format("{:.2f}")
 
 # %% [markdown]

@@ -81,3 +81,13 @@ def test_tiny_training_selects_by_mae_and_caches(tmp_path):
     assert again.summary["counts"]["train"] == 24
     assert set(again.evaluate(examples[:6])) == {"accuracy", "macro_f1", "mae", "soft_accuracy"}
     assert np.allclose(again.predict_proba(examples[:2]).sum(axis=1), 1, atol=1e-5)
+
+
+def test_strip_verdict_removes_ratings_and_definitions():
+    from proofbook.classifier.veracity import strip_verdict
+
+    text = ("The bill passed in 2019. The statement contains an element of truth but ignores critical facts that "
+            "would give a different impression. We rate it Mostly False. https://www.sharethefacts.co/share/x")
+    assert strip_verdict(text) == "The bill passed in 2019."
+    assert strip_verdict("Taxes rose 5%. That is why we give them our lowest rating, Pants On Fire!") == "Taxes rose 5%."
+    assert strip_verdict("It is true that taxes rose.") == "It is true that taxes rose."

@@ -19,6 +19,12 @@ Here (departures, each forced by this machine or this copy of the data):
 * **Checkpoint selection**: lowest MAE on a *selection part* carved out of the training data
   (:func:`selection_split`: ``int(sha1(statement_key), 16) % 100 < 100 * fraction``), evaluated
   ``evaluations_per_epoch`` times an epoch -- never an evaluation split.
+* **Verdicts removed from justifications**: ClaimDecomp's justification paragraphs end with the verdict
+  ("We rate it Half True.") and often quote PolitiFact's standard definition of the rating ("contains an
+  element of truth but ignores critical facts ..." = Mostly False).  :func:`strip_verdict` drops every
+  sentence that states a rating or quotes a definition (and share-the-facts links), in ClaimDecomp and
+  LIAR-PLUS alike, so that the ``justification`` oracle measures the fact-checker's *reasons*, not a
+  read-off label.  The paper does not say whether it kept them; with them, the oracle is trivial.
 * **Near-duplicates**: every training set has the near-duplicates of every evaluation claim removed
   (:func:`remove_near_duplicates`; same :func:`proofbook.data.politifact.statement_key`), and the count is
   reported.
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, replace
 from typing import Iterable, Sequence
 
@@ -36,6 +43,22 @@ from proofbook.classifier.metrics import mae, veracity_metrics
 from proofbook.data.politifact import LABELS, classifier_input, statement_key
 
 SEPARATOR = " [SEP] "
+
+#: a sentence that states a Truth-O-Meter rating, or quotes PolitiFact's definition of one
+VERDICT_SENTENCE = re.compile(
+    r"\b(?:we|politifact|i)\s+(?:rate|rated|rates|give|gave|would rate)\b|\bour (?:rating|ruling) is\b|sharethefacts"
+    r"|truth-o-meter|\bpants on fire\b|\brating of\b|\brate (?:it|this|that|the|his|her)\b"
+    r"|element of truth but ignores critical facts|partially accurate but leaves out important details"
+    r"|accurate but needs clarification|accurate and there(?:'|’)s nothing significant missing"
+    r"|not accurate and makes a ridiculous claim|statement is not accurate\.?$",
+    re.IGNORECASE)
+
+
+def strip_verdict(text: str) -> str:
+    """``text`` without the sentences that state or define a rating (see the module docstring)."""
+    from proofbook.corpus import split_sentences
+
+    return " ".join(s for s in split_sentences(text) if not VERDICT_SENTENCE.search(s))
 
 
 @dataclass(frozen=True)
@@ -61,11 +84,12 @@ class VeracityExample:
 
 
 def liar_examples(statements: Iterable, evidence: str = "none") -> list[VeracityExample]:
-    """LIAR (or LIAR-PLUS) statements; ``evidence="justification"`` uses LIAR-PLUS's justification."""
+    """LIAR (or LIAR-PLUS) statements; ``evidence="justification"`` uses LIAR-PLUS's justification (verdicts stripped)."""
     if evidence not in ("none", "justification"):
         raise ValueError(f"evidence must be 'none' or 'justification', got {evidence!r}")
     return [VeracityExample(f"liar:{s.id}", s.statement, classifier_input(s.speaker, s.context, s.statement),
-                            s.justification if evidence == "justification" else "", s.label) for s in statements]
+                            strip_verdict(s.justification) if evidence == "justification" else "", s.label)
+            for s in statements]
 
 
 def claimdecomp_examples(claims: Iterable, evidence: dict | str = "none") -> list[VeracityExample]:
@@ -75,7 +99,7 @@ def claimdecomp_examples(claims: Iterable, evidence: dict | str = "none") -> lis
         if evidence == "none":
             text = ""
         elif evidence == "justification":
-            text = " ".join(" ".join(p.split()) for p in c.justification)
+            text = strip_verdict(" ".join(" ".join(p.split()) for p in c.justification))
         elif isinstance(evidence, dict):
             text = evidence.get(c.example_id, "")
         else:
@@ -120,7 +144,7 @@ class VeracitySettings:
     evaluations_per_epoch: int = 3
     seed: int = 0
     limit: int | None = None        # train on at most this many examples (smoke runs)
-    checkpoint: str = "minilm"
+    checkpoint: str = "minilm"      # or the folder of a trained veracity classifier to continue from
 
 
 class VeracityClassifier:
@@ -186,6 +210,7 @@ class VeracityClassifier:
                   "examples": fingerprint([(e.claim_id, e.text, e.evidence, e.label) for e in examples])}
         encoder = cache.get_or_build(kind, config, build, save, load)
         classifier = trained.get("classifier") or cls(encoder, settings)
+        classifier.folder = cache.path_for(kind, cache.key_for(kind, config))
         summary = getattr(encoder, "training_summary", None)
         classifier.summary = summary or {"counts": classifier.counts,
                                          "best_selection_mae": classifier.train_result.best_metric,

@@ -91,3 +91,17 @@ def test_from_triples_errors():
         Proof.from_triples([("a", " ", "=")])
     with pytest.raises(ProofError, match="at least one step"):
         Proof(())
+
+
+def test_best_operators_reaches_the_target_verdict():
+    from math import log
+
+    from proofbook.prover.natlog import best_operators
+
+    steps = [{"=": log(0.7), "|": log(0.2), "#": log(0.1)}, {"=": log(0.5), "#": log(0.4), "!": log(0.1)}]
+    assert best_operators(steps) == ["=", "="]
+    assert best_operators(steps, SUPPORTS) == ["=", "="]
+    assert best_operators(steps, REFUTES) == ["|", "="]            # 0.2*0.5 > 0.7*0.1
+    assert verdict(best_operators(steps, NEI)) == NEI and best_operators(steps, NEI) == ["=", "#"]
+    with pytest.raises(ProofError, match="unknown verdict 'MAYBE'"):
+        best_operators(steps, "MAYBE")

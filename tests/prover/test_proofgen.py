@@ -5,7 +5,7 @@ from proofbook.corpus import Corpus
 from proofbook.models import load_tokenizer
 from proofbook.prover.alignment import Alignment
 from proofbook.prover.natlog import OPERATORS, Proof
-from proofbook.prover.proofgen import (ProofGenerator, ProofgenSettings, TrainingProof, build_proofs,
+from proofbook.prover.proofgen import (EvidenceSet, ProofGenerator, ProofgenSettings, TrainingProof, build_proofs,
                                        evidence_sets, ngrams, proof_constraint, proof_input)
 from proofbook.retrieval.prefix_tree import encode_segment
 from proofbook.retrieval.tasks import RetrievalClaim, RetrievalTask
@@ -75,8 +75,12 @@ class FakeAligner:
 
 
 class FakeOperators:
-    def predict(self, pairs):
-        return ["="] * len(pairs)
+    """Probabilities in OPERATORS order: "=" likely, "|" next."""
+
+    def predict_proba(self, pairs):
+        import numpy as np
+
+        return np.array([[0.6, 0.05, 0.05, 0.05, 0.2, 0.05]] * len(pairs))
 
 
 def test_build_proofs_marks_missing_evidence_independent():
@@ -87,6 +91,12 @@ def test_build_proofs_marks_missing_evidence_independent():
     ops = Proof.parse(partial.target, claim=partial.claim).operators
     assert "#" in ops and "=" in ops and not partial.sufficient
     assert Proof.parse(partial.target, claim=partial.claim).verdict == "NOT ENOUGH INFO"
+    refuted = [EvidenceSet(**{**s.__dict__, "label": "NOT_SUPPORTED"}) for s in sets]
+    full = build_proofs(refuted, FakeAligner(), FakeOperators(), progress=False)[0]
+    ops = Proof.parse(full.target, claim=full.claim).operators
+    assert ops.count("|") == 1 and Proof.parse(full.target).verdict == "REFUTES"   # the label's verdict, cheapest way
+    free = build_proofs(refuted, FakeAligner(), FakeOperators(), progress=False, verdict_constrained=False)[0]
+    assert set(Proof.parse(free.target).operators) == {"="}
 
 
 def test_tiny_generator_writes_constrained_proofs(tmp_path):

@@ -36,7 +36,7 @@ from proofbook.data.natlog import OPERATORS, VERDICTS, ProofStep, format_proof, 
 __all__ = [
     "OPERATORS", "VERDICTS", "SUPPORTS", "REFUTES", "NEI", "TRANSITIONS", "OPERATOR_WORDS", "ProofStep",
     "ProofError", "Proof", "automaton_path", "verdict", "format_proof", "parse_proof_string", "normalize",
-    "span_position",
+    "span_position", "best_operators",
 ]
 
 SUPPORTS, REFUTES, NEI = VERDICTS
@@ -81,6 +81,32 @@ def automaton_path(operators: Iterable[str], start: str = SUPPORTS) -> list[str]
     for number, op in enumerate(operators, start=1):
         path.append(TRANSITIONS[path[-1]][_check_operator(op, number)])
     return path
+
+
+def best_operators(logprobs: Sequence[dict[str, float]], target: str | None = None) -> list[str]:
+    """The operator sequence with the highest total log-probability whose automaton verdict is ``target``.
+
+    ``logprobs[i]`` maps each operator to its log-probability at step ``i`` (e.g. from the operator
+    model); ``target=None`` takes each step's best operator.  A Viterbi pass over the automaton's three
+    states; raises :class:`ProofError` if no sequence reaches ``target`` (only possible for an empty proof).
+    """
+    if target is None:
+        return [max(step, key=step.get) for step in logprobs]
+    if target not in TRANSITIONS:
+        raise ProofError(f"unknown verdict {target!r}; expected one of {list(TRANSITIONS)}")
+    best: dict[str, tuple[float, list[str]]] = {SUPPORTS: (0.0, [])}
+    for number, step in enumerate(logprobs, start=1):
+        following: dict[str, tuple[float, list[str]]] = {}
+        for state, (score, ops) in best.items():
+            for op, logprob in step.items():
+                nxt = TRANSITIONS[state][_check_operator(op, number)]
+                candidate = (score + logprob, ops + [op])
+                if nxt not in following or candidate[0] > following[nxt][0]:
+                    following[nxt] = candidate
+        best = following
+    if target not in best:
+        raise ProofError(f"no operator sequence of {len(logprobs)} steps reaches {target}")
+    return best[target][1]
 
 
 def verdict(operators: Iterable[str]) -> str:

@@ -13,7 +13,9 @@ sentences and reads sufficiency off the proofs (:mod:`proofbook.prover.sufficien
 **Training proofs** (:func:`training_proofs`): the few-shot gold-like proofs of QA-NatVer (with their
 evidence), plus proofs built here for the training claims of HoVer and FEVEROUS-S: the claim is chunked
 and each chunk aligned to a gold evidence sentence's span (:mod:`proofbook.prover.alignment`), and the
-operator model labels each pair (:mod:`proofbook.prover.operators`).  For every such claim a second,
+operator model labels each pair (:mod:`proofbook.prover.operators`) -- choosing, as ProoFVer's heuristic
+proofs do, the model's most probable operator sequence that reaches the claim's gold verdict.  For every such
+claim a second,
 *insufficient* input drops one gold sentence (a distractor takes its place); the steps that were aligned
 to the dropped sentence are re-aligned to what is left and get independence ``#`` -- the paper's way of
 teaching the prover that missing evidence leaves the claim unproven.  Every input also holds
@@ -109,6 +111,7 @@ class ProofgenSettings:
     distractors: int = 2
     max_evidence: int = 5
     fewshot_repeat: int = 2
+    verdict_constrained: bool = True  # complete-evidence proofs reach the claim's label (see build_proofs)
     max_fewshot: int | None = None    # at most this many few-shot proofs (None: all 162)
     backend: str = "scratch"          # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
     epochs: int = 6
@@ -148,6 +151,7 @@ class EvidenceSet:
     gold: tuple                       # the gold Sentence objects present
     missing: object = None            # the dropped gold Sentence, if any
     source: str = ""
+    label: str = ""                   # the claim's dataset label (SUPPORTED, refutes, ...)
 
     @property
     def sufficient(self) -> bool:
@@ -188,19 +192,39 @@ def evidence_sets(tasks, max_claims: int, distractors: int, max_evidence: int, s
                     break
             full = gold + noise[:max(0, min(distractors, max_evidence - len(gold)))]
             rng.shuffle(full)
-            out.append(EvidenceSet(claim.claim, claim.id, tuple(full), tuple(gold), None, task.dataset))
+            out.append(EvidenceSet(claim.claim, claim.id, tuple(full), tuple(gold), None, task.dataset, claim.label))
             drop = rng.randrange(len(gold))
             partial = [s for s in full if s != gold[drop]] + noise[distractors:distractors + 1]
             rng.shuffle(partial)
             out.append(EvidenceSet(claim.claim, claim.id, tuple(partial), tuple(g for i, g in enumerate(gold) if i != drop),
-                                   gold[drop], task.dataset))
+                                   gold[drop], task.dataset, claim.label))
     return out
 
 
-def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress: bool = True) -> list[TrainingProof]:
+def target_verdict(label: str) -> str | None:
+    """The verdict a proof of complete evidence must reach: SUPPORTS for a supported claim, REFUTES for a
+    refuted / not supported one (HoVer's NOT_SUPPORTED claims come with their full evidence), else None."""
+    label = label.strip().upper().replace(" ", "_")
+    if label in ("SUPPORTED", "SUPPORTS"):
+        return "SUPPORTS"
+    if label in ("REFUTED", "REFUTES", "NOT_SUPPORTED"):
+        return "REFUTES"
+    return None
+
+
+def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress: bool = True,
+                 verdict_constrained: bool = True) -> list[TrainingProof]:
     """Chunk, align and label: a sufficient set's proof aligns chunks to its gold sentences and asks the
     operator model; an insufficient set's proof is the same, with the chunks that were aligned to the
-    missing sentence re-aligned to the remaining sentences and given ``#``."""
+    missing sentence re-aligned to the remaining sentences and given ``#``.
+
+    With ``verdict_constrained`` the operators of a complete-evidence proof are the operator model's most
+    probable sequence *that reaches the claim's label* (:func:`~proofbook.prover.natlog.best_operators`), as
+    ProoFVer's heuristic training proofs always reach the gold verdict; without it, each pair's argmax.
+    """
+    import numpy as np
+
+    from proofbook.prover.natlog import best_operators
 
     out: list[TrainingProof] = []
     full_sets = [s for s in sets if s.sufficient]
@@ -213,8 +237,13 @@ def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress:
         for s, row in zip(chunk, rows):
             alignments[(s.source, s.claim_id)] = row
     pairs = [(a.chunk, a.evidence_span) for row in alignments.values() for a in row]
-    operators = iter(operator_model.predict(pairs)) if pairs else iter(())
-    labelled = {key: [next(operators) for _ in row] for key, row in alignments.items()}
+    probabilities = iter(operator_model.predict_proba(pairs)) if pairs else iter(())
+    labels = list(operator_model.encoder.labels) if hasattr(operator_model, "encoder") else list(OPERATORS)
+    labelled = {}
+    for key, row in alignments.items():
+        steps = [dict(zip(labels, np.log(np.clip(next(probabilities), 1e-9, 1.0)).tolist())) for _ in row]
+        target = target_verdict(by_claim[key].label) if verdict_constrained else None
+        labelled[key] = best_operators(steps, target)
     lost: dict[int, list[str]] = {}
     for n, s in enumerate(sets):
         key = (s.source, s.claim_id)
@@ -313,7 +342,7 @@ def training_proofs(tasks, aligner, operator_model, settings: ProofgenSettings, 
     """The few-shot proofs (repeated ``fewshot_repeat`` times) plus proofs built for the tasks' training claims."""
     sets = evidence_sets(tasks, settings.max_claims_per_dataset, settings.distractors, settings.max_evidence,
                          settings.seed)
-    built = build_proofs(sets, aligner, operator_model, progress=progress)
+    built = build_proofs(sets, aligner, operator_model, progress=progress, verdict_constrained=settings.verdict_constrained)
     return fewshot_proofs(data_dir)[:settings.max_fewshot] * settings.fewshot_repeat + built
 
 

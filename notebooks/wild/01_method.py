@@ -11,7 +11,7 @@
 # **Which claim.** The first claim of the ClaimDecomp test file (`claim_index = 0`), not a hand-picked one.
 #
 # **What differs from the paper** (details in the experiments chapter): the search results are the cached
-# Google results shipped with this copy of ClaimDecomp (title + snippet, about 27 words each; no page
+# Google results shipped with this copy of ClaimDecomp (title + snippet only, no page
 # text), filtered here with the paper's site filter; summaries are extractive (MiniLM similarity) because no
 # LLM endpoint is available offline (set `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `PROOFBOOK_LLM_MODEL` to use
 # the paper's prompt); the classifier is MiniLM, not DeBERTa-large.
@@ -52,6 +52,7 @@ print(f"{claim.person} {claim.venue}\n{claim.claim}\ngold label: {claim.label}")
 glue("claim", claim.claim, display=False)
 glue("speaker", f"{claim.person} {claim.venue}", display=False)
 glue("gold", claim.label, display=False)
+glue("snippet_words", f"{experiments.snippet_words(data):.0f}", display=False)
 pd.Series(models.seconds, name="seconds (near 0 when loaded from the cache)").round(1).to_frame()
 
 # %% [markdown]
@@ -94,8 +95,9 @@ search.head(15)
 # Every page is cut into windows of 30 tokens with a stride of 15; BM25 (over all windows of this claim's
 # pages) keeps the top 5 windows per question; the union is cut to the best 10 windows, each is expanded by
 # 150 tokens on each side, overlapping spans are merged, and the 5 documents with the best windows are kept.
-# Here every page is a snippet of a few dozen words, so a page is one or two windows and the expansion
-# reaches the whole snippet: on cached results the stage *selects* snippets rather than cutting pages.
+# Here every page is a title and snippet of {glue:text}`snippet_words` words on average, so a page is one
+# or two windows and the expansion reaches the whole snippet: on cached results the stage *selects* snippets
+# rather than cutting pages.
 
 # %%
 print(f"{len(trace.search.pages)} pages after the filters -> {len(trace.retrieval.windows)} windows; "

@@ -29,7 +29,8 @@
 # - **Training data**: ClaimDecomp's labelled train claims are not in this copy.  The evidence classifier
 #   trains on claims with *justifications* and is applied to *web* evidence: a shift the paper did not have.
 # - **Model**: MiniLM (22M parameters), short inputs and few epochs on two CPU cores, not DeBERTa-large.
-# - **Size**: 95 of the 200 ClaimDecomp test claims are in this copy; `n` is in every result row.
+# - **Size**: this copy holds part of the ClaimDecomp test claims (the data table below); `n` is in every
+#   result row.
 #
 # **Prerequisites and time.** Models are trained on first use and cached (shared with the method chapter);
 # predictions are cached too.
@@ -61,6 +62,10 @@ n_limit = limit or (6 if smoke else None)   # full size: every evaluation claim 
 data = experiments.load_data(data_dir, split=split, limit=n_limit)
 results = Results("wild/02_experiments", dict(data_dir=str(data.root), split=split, limit=n_limit, seed=seed,
                                               smoke=smoke, settings=str(settings)), results_dir)
+n_test = len(data.evaluation.get(("claimdecomp", "test"), []))
+glue("n_test", n_test, display=False)
+glue("one_claim", f"{1 / max(1, n_test):.3f}", display=False)
+glue("snippet_words", f"{experiments.snippet_words(data):.0f}", display=False)
 pd.DataFrame(experiments.data_summary(data)).set_index("data")
 
 # %% [markdown]
@@ -80,6 +85,8 @@ training = pd.DataFrame([{"classifier": s.name, "trained on": s.sources, "exampl
                          for s in sets.values()]).set_index("classifier")
 summaries = {"claim-only": models.claim_only.summary, "evidence": models.evidence.summary}
 training["selection MAE"] = [summaries[name].get("best_selection_mae") for name in training.index]
+training["train / selection"] = [f"{summaries[n]['counts']['train']} / {summaries[n]['counts']['selection']}"
+                                 for n in training.index]
 training["max tokens"] = [settings.claim_only.max_length, settings.evidence.max_length]
 training["epochs"] = [settings.claim_only.epochs, settings.evidence.epochs]
 for name, s in sets.items():
@@ -185,14 +192,15 @@ comparison
 #
 # Why this run can differ from the paper:
 #
-# - **The evidence is thin.** Each cached result is a title and a snippet of about 27 words; the paper's
+# - **The evidence is thin.** Each cached result is a title and a snippet, {glue:text}`snippet_words` words on
+#   average; the paper's
 #   evidence came from whole pages.  Fine-grained retrieval then only *chooses* snippets (a snippet is a
 #   single 30-token window), and the extractive summaries are mostly copies of those snippets.
 # - **Train/test shift.** The evidence classifier learnt from justifications, which state the verdict's
 #   reasons in the fact-checker's words; web snippets look nothing like them, so it partly falls back to
 #   the claim text.
-# - **Small data, small model.** 95 test claims: one claim changes accuracy by about 0.01 and macro-F1 by
-#   more; MiniLM with short inputs reads only the first part of long evidence.
+# - **Small data, small model.** {glue:text}`n_test` test claims: one claim changes accuracy by
+#   {glue:text}`one_claim` and macro-F1 by more; MiniLM with short inputs reads only the first part of long evidence.
 #
 # Every number above is in `results/wild/02_experiments.json`.
 #

@@ -509,3 +509,9 @@ def mae_by_label_frame(run: Run, systems: Sequence[str], dataset: str = "claimde
             rows.append(dict(dataset=dataset, split=split, system=system, metric=f"mae/{pf.LABELS[label]}", value=value, n=n))
     index = pd.MultiIndex.from_tuples(list(table), names=["gold label", "claims"]) if table else None
     return pd.DataFrame(list(table.values()), index=index, columns=list(systems)), rows
+
+
+def snippet_words(data: WildData) -> float:
+    """Mean number of words of a cached result as fine-grained retrieval sees it (title + snippet)."""
+    lengths = [len(Page(r.url, r.title, r.snippet).document.split()) for rs in data.search_cache.values() for r in rs]
+    return float(np.mean(lengths)) if lengths else 0.0

@@ -191,6 +191,20 @@ plt.show()
 # gold sentence removed, where the chunks that lost their evidence get independence `#`.
 
 # %%
+built_table = pd.crosstab([pd.Series([p.source for p in prover.training_proofs], name="source"),
+                           pd.Series(["complete" if p.sufficient else "one gold sentence missing"
+                                      for p in prover.training_proofs], name="evidence")],
+                          pd.Series([natlog.Proof.parse(p.target).verdict for p in prover.training_proofs], name="verdict"))
+built_table
+
+# %% [markdown]
+# *Table: the generator's training proofs by source and by the verdict their operators reach.*  The operators of
+# a built proof with complete evidence are the operator model's most probable sequence *that reaches the
+# claim's label* (a Viterbi pass over the automaton, `proofbook.prover.natlog.best_operators`), as ProoFVer's
+# heuristic training proofs always reach the gold verdict; with a gold sentence missing, the chunks that lost
+# their evidence get `#`, so the proof ends in NOT ENOUGH INFO.
+
+# %%
 evaluation = tasks["hover"].evaluation[:n_examples]
 inputs = [[tasks["hover"].corpus.sentence(s) for s in c.gold_sentences] for c in evaluation]
 start = time.perf_counter()

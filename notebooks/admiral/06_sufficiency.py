@@ -183,9 +183,11 @@ checks
 # and {glue:text}`recall_suff-never_feverous_s+distractors`.
 #
 # Why this can differ from the paper: the proof generator here is a small model trained in minutes on proofs
-# we built with a rule chunker, a MiniLM aligner and an operator model that imitates QA-NatVer's silver proofs;
-# most of those built proofs of *complete* evidence already end in NOT ENOUGH INFO (the operator model gives
-# `#` or `>` to some chunk), so the generator learns to doubt, and the rule leans towards "insufficient".
+# we built with a rule chunker, a MiniLM aligner and an operator model that imitates QA-NatVer's silver proofs.
+# By construction its training proofs of complete evidence reach the claim's label and those of incomplete
+# evidence end in NOT ENOUGH INFO (see the natural-logic chapter), so what it learns is close to a sufficiency
+# classifier that writes its reasons down; how often its proofs clear the -0.9 threshold depends on how sure so
+# small a model gets, which the error analysis below counts ("no proof kept").
 #
 # ## The hook in the loop
 #

@@ -108,7 +108,7 @@ class ProofgenSettings:
 
     seed: int = 0
     max_claims_per_dataset: int = 250
-    distractors: int = 2
+    distractors: int = 1
     max_evidence: int = 5
     fewshot_repeat: int = 2
     verdict_constrained: bool = True  # complete-evidence proofs reach the claim's label (see build_proofs)
@@ -117,8 +117,8 @@ class ProofgenSettings:
     epochs: int = 6
     batch_size: int = 16
     lr: float = 5e-4
-    max_input_length: int = 128
-    max_target_length: int = 96
+    max_input_length: int = 256
+    max_target_length: int = 128
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "ProofgenSettings":
@@ -172,6 +172,8 @@ def evidence_sets(tasks, max_claims: int, distractors: int, max_evidence: int, s
     out = []
     for task in tasks:
         claims = (claims_per_task or {}).get(task.dataset) or task.train
+        # a seeded order, not file order (HoVer's file is grouped by label)
+        claims = sorted(claims, key=lambda c: hashlib.sha1(f"{seed}:order:{c.id}".encode()).hexdigest())
         titles = task.corpus.titles
         kept = 0
         for claim in claims:
@@ -350,7 +352,7 @@ def _data_key(tasks, settings: ProofgenSettings, operator_key: str) -> dict:
     from proofbook.models import fingerprint
 
     return {"settings": dataclasses.asdict(settings), "operator_model": operator_key,
-            "tasks": fingerprint([(t.dataset, [c.id for c in t.train[:settings.max_claims_per_dataset * 2]],
+            "tasks": fingerprint([(t.dataset, sorted(c.id for c in t.train),
                                    t.corpus.n_sentences()) for t in tasks])}
 
 

@@ -157,9 +157,9 @@ class ClassifierSufficiency(_Hook):
 class ClassifierSettings:
     seed: int = 0
     max_claims_per_dataset: int = 400
-    distractors: int = 2
+    distractors: int = 1
     max_evidence: int = 5
-    max_length: int = 128
+    max_length: int = 192
     epochs: int = 1
     batch_size: int = 16
     lr: float = 5e-5

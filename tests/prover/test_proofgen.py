@@ -110,3 +110,10 @@ def test_tiny_generator_writes_constrained_proofs(tmp_path):
         assert p.claim == CLAIM and p.score is not None and p.verdict in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
     loaded = ProofGenerator.load(generator.save(tmp_path / "gen"))
     assert [str(p) for p in loaded.generate([CLAIM], [EVIDENCE], beam=2)[0]] == [str(p) for p in proofs]
+
+
+def test_newlines_never_reach_a_proof_string():
+    from proofbook.prover.proofgen import clean
+
+    assert proof_input("from NY. \nHe was", [("T", "a\n b")]) == "from NY. He was </s> T ; a b"
+    assert ngrams("NY. \nHe")[1] == "NY. He" and clean(" a \n\t b ") == "a b"

@@ -46,9 +46,14 @@ _WORDS = re.compile(r"\w+(?:['’\-.]\w+)*", re.UNICODE)
 Evidence = Sequence[tuple[str, str]]       # (title, sentence) pairs
 
 
+def clean(text: str) -> str:
+    """Whitespace (newlines included) collapsed to single spaces: proof strings are one line."""
+    return " ".join(text.split())
+
+
 def proof_input(claim: str, evidence: Evidence, separator: str = "</s>") -> str:
     """``claim </s> Title ; evidence1 </s> Title ; evidence2 ...`` (ProoFVer's encoder input)."""
-    parts = [claim.strip()] + [f"{title} ; {sentence}".strip() if title else sentence for title, sentence in evidence]
+    parts = [clean(claim)] + [clean(f"{title} ; {sentence}" if title else sentence) for title, sentence in evidence]
     return f" {separator} ".join(parts)
 
 
@@ -58,7 +63,7 @@ def ngrams(text: str, max_words: int = MAX_NGRAM) -> list[str]:
     out = []
     for start in range(len(words)):
         for end in range(start + 1, min(len(words), start + max_words) + 1):
-            out.append(text[words[start].start():words[end - 1].end()])
+            out.append(clean(text[words[start].start():words[end - 1].end()]))
     return list(dict.fromkeys(out))
 
 
@@ -267,8 +272,8 @@ def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress:
         if key not in alignments or (not s.sufficient and n not in realigned):
             continue
         redo = realigned.get(n, {})
-        steps = [ProofStep(a.chunk, redo[a.chunk].evidence_span, "#") if a.chunk in redo
-                 else ProofStep(a.chunk, a.evidence_span, op) for a, op in zip(alignments[key], labelled[key])]
+        steps = [ProofStep(clean(a.chunk), clean(redo[a.chunk].evidence_span), "#") if a.chunk in redo
+                 else ProofStep(clean(a.chunk), clean(a.evidence_span), op) for a, op in zip(alignments[key], labelled[key])]
         out.append(TrainingProof(s.claim, s.evidence, format_proof(steps), s.sufficient, s.source, s.claim_id))
     return out
 

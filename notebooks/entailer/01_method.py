@@ -44,6 +44,7 @@ from myst_nb import glue
 from proofbook.data.base import resolve_data_dir
 from proofbook.models import set_seed
 from proofbook.prover.entailer import experiments
+from proofbook.prover.entailer.search import answer_question
 from proofbook.prover.entailer.trees import TreeView
 from proofbook.results import Results
 from proofbook.viz import save_figure, use_style
@@ -104,13 +105,27 @@ pd.DataFrame({"option": [o.text for o in question.options], "hypothesis": hypoth
              index=[o.label for o in question.options])
 
 # %% [markdown]
-# Entailer with k sampled premise sets at the top level (nucleus sampling, temperature 2.0, top-p 0.95) and a
+# The paper samples premise sets at temperature 2.0 with top-p 0.95.  That works for a large, confident
+# model; for our small generator it flattens the distribution so much that the samples stop being premise sets
+# at all.  Here is the count of well-formed samples (k per option) at the paper's setting and at the temperature
+# this book uses:
+
+# %%
+sampling = pd.DataFrame(experiments.sampling_check(components, hypotheses, settings.k, seed))
+glue("wellformed_paper", f"{sampling['well-formed'][0]}/{sampling['samples'][0]}", display=False)
+glue("wellformed_ours", f"{sampling['well-formed'][1]}/{sampling['samples'][1]}", display=False)
+sampling
+
+# %% [markdown]
+# ({glue:text}`wellformed_paper` well-formed at temperature 2.0, {glue:text}`wellformed_ours` at 1.0.)
+#
+# Entailer with k sampled premise sets at the top level (nucleus sampling, temperature 1.0, top-p 0.95) and a
 # depth limit of 1.  For each option: every candidate premise set with its premise scores s_d, its inference
 # score s_e and its ranking score, the rejected ones marked with the reason; then the tree that was kept.
 
 # %%
 config = settings.search("entailer-sampled-d1")
-answer = experiments.answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
+answer = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
                                      components.model, config)
 for option in answer.options:
     display(TreeView(option.tree, candidates=True, title=f"({option.label}) {option.option}"))

@@ -10,7 +10,7 @@
 # |---|---|
 # | `direct` | the option whose hypothesis the truth scorer believes most (s_d), no proof |
 # | `entailer-greedy-d1`, `-d3` | backward chaining with one greedy premise set per node, depth 1 / 3 |
-# | `entailer-sampled-d1`, `-d3` | k nucleus-sampled premise sets at the top level (temperature 2.0, top-p 0.95), greedy below |
+# | `entailer-sampled-d1`, `-d3` | k = 6 nucleus-sampled premise sets at the top level (top-p 0.95; temperature 1.0, not the paper's 2.0 — see the method chapter), greedy below |
 # | `entailer+direct-d1`, `-d3` | the sampled proof answer unless the direct answer is more confident |
 # | `direct-all` | `direct` on every question of the split (the others run on the first N) |
 #

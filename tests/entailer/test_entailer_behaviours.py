@@ -86,12 +86,16 @@ def test_truth_examples_are_balanced_with_named_sources():
                   "sent3": "green is a kind of colour"},
                  [(("sent1", "sent3"), "int1", "a leaf is a green plant part"),
                   (("int1", "sent2"), "hypothesis", "a magnet attracts a leaf")])
-    data = bh.truth_examples([tree], ["the sun is a star"], ["the moon is a star", "the sun is a planet"], seed=0)
+    questions = [("the sun is a star", ["the moon is a star", "the sun is a planet"])]
+    data = bh.truth_examples([tree], questions, seed=0)
     assert data.labels.count("true") == data.labels.count("false") > 0
     assert all(b == "" for _, b in data.pairs)
-    sources = set(data.sources)
-    assert "obqa wrong option" in sources or "perturbed premise" in sources
-    assert bh.truth_examples([tree], [], [], seed=0).pairs == bh.truth_examples([tree], [], [], seed=0).pairs
+    sources = data.counts()
+    assert sources["true: obqa correct option"] == sources["false: obqa wrong option"] == 1
+    assert sum(v for k, v in sources.items() if k.startswith("false: ")) == sum(
+        v for k, v in sources.items() if k.startswith("true: "))
+    assert bh.truth_examples([tree], questions, seed=0).pairs == bh.truth_examples([tree], questions, seed=0).pairs
+    assert len(bh.truth_examples([tree], questions, seed=0, max_examples=2)) == 2
 
 
 def test_negate_and_perturb():

@@ -3,7 +3,6 @@
 Modelled on ``tests/test_notebooks.py``: each chapter runs through the runner (papermill) with results and
 figures in a temporary folder and a temporary model cache, then its results JSON is checked.
 """
-from pathlib import Path
 
 import pytest
 

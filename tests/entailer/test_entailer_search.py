@@ -66,6 +66,22 @@ def test_recursion_keeps_a_proof_only_when_it_beats_direct_confidence():
     assert model.calls[1][1:3] == (1, False)
 
 
+def test_one_search_gives_every_depth():
+    from proofbook.prover.entailer.search import answer_question_depths, prove_depths
+    model = world()
+    trees = prove_depths(["H"], model, SearchConfig.sampled(max_depth=2, k=3), [1, 2])
+    [d1], seconds1 = trees[1]
+    [d2], seconds2 = trees[2]
+    assert seconds1 <= seconds2
+    assert render_text(d1, True) == render_text(prove(["H"], world(), SearchConfig.sampled(max_depth=1, k=3))[0], True)
+    assert render_text(d2, True) == render_text(prove(["H"], world(), SearchConfig.sampled(max_depth=2, k=3))[0], True)
+    answers = answer_question_depths("q", [("A", "a"), ("B", "b")], ["H", "p2"], world(),
+                                     SearchConfig.greedy(max_depth=3), [1, 3])
+    assert set(answers) == {1, 3} and answers[1].seconds <= answers[3].seconds
+    with pytest.raises(ValueError, match="depths"):
+        prove_depths(["H"], model, SearchConfig.greedy(max_depth=1), [1, 3])
+
+
 def test_depth_limit_and_top_level_always_expanded():
     model = world()
     [root] = prove(["H"], model, SearchConfig.greedy(max_depth=1))

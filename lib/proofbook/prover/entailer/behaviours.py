@@ -25,11 +25,13 @@ Truth scorer H -> Sd (:func:`truth_examples`), pair ``(statement, "")``:
 * positives: every sentence used in an EntailmentBank train proof (premises), every intermediate
   conclusion and hypothesis (all are true by construction), and the hypothesis of the correct option
   of each OpenBookQA train question;
-* negatives: (1) the hypotheses of the *wrong* OpenBookQA train options (false statements about the
-  same topics, the most realistic negatives); (2) *perturbed* premises: an EntailmentBank premise whose
-  content word is replaced by a content word of another premise ("a leaf is a kind of plant part" ->
-  "a magnet is a kind of plant part"); (3) *negated* premises ("is" -> "is not"; "can" -> "cannot").
-  Negatives are subsampled to the number of positives.
+* negatives: (1) the hypothesis of one *wrong* option of the same OpenBookQA train question (false
+  statements about the same topic, the most realistic negatives); (2) *perturbed* premises: an
+  EntailmentBank premise whose content word is replaced by a content word of another premise ("a leaf is
+  a kind of plant part" -> "a magnet is a kind of plant part"); (3) *negated* premises ("is" -> "is not";
+  "can" -> "cannot").  Each source is balanced on its own (one wrong option per correct one; as many
+  perturbed/negated statements as EntailmentBank statements) so that the style of a statement does not
+  give its label away; half of the examples come from OpenBookQA.
 
 Entailment scorer PH -> Se (:func:`entailment_examples`), pair ``(premises joined by " . ", hypothesis)``:
 
@@ -164,9 +166,16 @@ class LabelledPairs:
         return LabelledPairs(self.pairs[:n], self.labels[:n], self.sources[:n])
 
 
-def truth_examples(trees: Sequence, true_hypotheses: Sequence[str], false_hypotheses: Sequence[str],
-                   seed: int = 0, max_examples: int | None = None) -> LabelledPairs:
-    """Balanced true/false statements for the truth scorer (sources in the module docstring)."""
+def truth_examples(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]], seed: int = 0,
+                   max_examples: int | None = None, question_share: float = 0.5) -> LabelledPairs:
+    """Balanced true/false statements for the truth scorer (sources in the module docstring).
+
+    ``questions`` are ``(correct hypothesis, [wrong hypotheses])`` of multiple-choice training questions;
+    each contributes its correct hypothesis and one wrong one (chosen at random), so that the style of a
+    question's hypotheses says nothing about their truth.  EntailmentBank statements are balanced against
+    their own perturbed and negated copies in the same way.  ``question_share`` of the examples come from
+    the questions.
+    """
     rng = random.Random(seed)
     positives: dict[str, str] = {}
     premises: list[str] = []
@@ -178,13 +187,8 @@ def truth_examples(trees: Sequence, true_hypotheses: Sequence[str], false_hypoth
                     premises.append(text)
                     positives.setdefault(text, "entailmentbank premise")
             positives.setdefault(step.conclusion_text, "entailmentbank conclusion")
-    for h in true_hypotheses:
-        positives.setdefault(h, "obqa correct option")
     premises = list(dict.fromkeys(premises))
     negatives: dict[str, str] = {}
-    for h in false_hypotheses:
-        if h not in positives:
-            negatives.setdefault(h, "obqa wrong option")
     for text in premises:
         changed = perturb(text, premises, rng)
         if changed and changed not in positives:
@@ -192,17 +196,22 @@ def truth_examples(trees: Sequence, true_hypotheses: Sequence[str], false_hypoth
         flipped = negate(text)
         if flipped and flipped not in positives and rng.random() < 0.5:
             negatives.setdefault(flipped, "negated premise")
+    pairs = [(right, rng.choice(list(wrong))) for right, wrong in questions if wrong]
+    pairs = [(r, w) for r, w in pairs if r != w]
+    rng.shuffle(pairs)
     pos, neg = list(positives.items()), list(negatives.items())
     rng.shuffle(pos)
     rng.shuffle(neg)
-    n = min(len(pos), len(neg))
-    if max_examples is not None:
-        n = min(n, max_examples // 2)
+    budget = max_examples if max_examples is not None else 2 * (len(pairs) + min(len(pos), len(neg)))
+    n_questions = min(len(pairs), int(budget * question_share) // 2)
+    n_statements = min(len(pos), len(neg), (budget - 2 * n_questions) // 2)
     out = LabelledPairs()
-    for text, source in pos[:n]:
+    for right, wrong in pairs[:n_questions]:
+        out.add((right, ""), TRUE, "obqa correct option")
+        out.add((wrong, ""), FALSE, "obqa wrong option")
+    for (text, source), (false_text, false_source) in zip(pos[:n_statements], neg[:n_statements]):
         out.add((text, ""), TRUE, source)
-    for text, source in neg[:n]:
-        out.add((text, ""), FALSE, source)
+        out.add((false_text, ""), FALSE, false_source)
     return out.shuffled(seed)
 
 

@@ -28,7 +28,15 @@ removed are in ``Components.data_report``.
 
 Runs of the systems are cached as JSON (trees included), so the error-analysis chapter reads the very
 runs the experiments chapter measured; ``seconds_per_question`` is the time measured when the run was
-built (it excludes writing the hypotheses, done once per question for all systems).
+built (it excludes writing the hypotheses, done once per question for all systems).  The depth-1 and
+depth-3 systems of one kind come from one depth-3 search per question (the depth-1 answer is its first
+level, timed up to the end of that level): the same trees and times as separate runs, at a third less cost.
+
+**Departure: sampling temperature.**  The paper samples at temperature 2.0 (top-p 0.95) from T5-11B.
+Our small premise generator is far less peaked: measured on 32 OBQA dev hypotheses x 6 samples, none of
+its samples at temperature 2.0 was even well formed (no ``[PREMISE]``), against all of them at 1.0.
+``Settings.temperature`` is therefore 1.0; ``SearchConfig.sampled`` keeps the paper's 2.0, and the method
+chapter shows both.
 """
 from __future__ import annotations
 
@@ -43,7 +51,7 @@ from proofbook.data.base import resolve_data_dir
 from proofbook.prover.entailer import behaviours as bh
 from proofbook.prover.entailer import hypotheses as hyp
 from proofbook.prover.entailer.search import (QuestionAnswer, SearchConfig, answer_directly, answer_from_dict,
-                                              answer_question, answer_to_dict)
+                                              answer_question_depths, answer_to_dict)
 
 PAPER = "entailer"
 MATCH_COSINE = 0.8
@@ -55,6 +63,10 @@ PAPER_FAITHFULNESS_BREAK = 0.168
 PAPER_SECONDS = {"entailer-sampled-d1": 80.0, "entailer-sampled-d3": 360.0}
 SEARCH_SYSTEMS = ("entailer-greedy-d1", "entailer-greedy-d3", "entailer-sampled-d1", "entailer-sampled-d3")
 SYSTEMS = ("direct",) + SEARCH_SYSTEMS + ("entailer+direct-d1", "entailer+direct-d3")
+#: settings that change the search only (not the trained models' cache keys)
+SEARCH_SETTINGS = ("k", "temperature", "top_p", "max_new_tokens")
+#: bumped when the construction of a scorer's training data changes (enters its cache key)
+DATA_VERSION = {"truth scorer": 2, "entailment scorer": 1}
 
 
 @dataclass(frozen=True)
@@ -80,6 +92,8 @@ class Settings:
     ce_batch: int = 16
     ce_lr: float = 5e-5
     k: int = 6
+    temperature: float = 1.0
+    top_p: float = 0.95
     max_new_tokens: int = 48
 
     @classmethod
@@ -92,7 +106,7 @@ class Settings:
         depth = int(system.rsplit("-d", 1)[1])
         if "greedy" in system:
             return SearchConfig.greedy(depth, self.seed)
-        return SearchConfig.sampled(depth, self.k, self.seed)
+        return replace(SearchConfig.sampled(depth, self.k, self.seed), temperature=self.temperature, top_p=self.top_p)
 
 
 # --- data ---------------------------------------------------------------------------------------------
@@ -211,9 +225,9 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
     trees_kept = bh.drop_near_duplicates(trees, lambda t: (t.hypothesis, t.question), banned)
     obqa = list(read_obqa(root, "train"))
     obqa_kept = bh.drop_near_duplicates(obqa, lambda q: (q.stem,), banned)
-    true_h = [hyp.rule_hypothesis(q.stem, q.answer_text) for q in obqa_kept.examples]
-    false_h = [hyp.rule_hypothesis(q.stem, o.text) for q in obqa_kept.examples for o in q.options
-               if o.label != q.answer_key and o.text.strip()]
+    question_hypotheses = [(hyp.rule_hypothesis(q.stem, q.answer_text),
+                            [hyp.rule_hypothesis(q.stem, o.text) for o in q.options
+                             if o.label != q.answer_key and o.text.strip()]) for q in obqa_kept.examples]
     nli = []
     for split in ("dev", "test"):
         if (root / "scitail" / f"{split}.jsonl").is_file():
@@ -221,7 +235,7 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
     if (root / "sick" / "SICK.txt").is_file():
         nli += list(read_sick(root, "train"))
     nli_kept = bh.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
-    truth = bh.truth_examples(trees_kept.examples, true_h, false_h, settings.seed, settings.truth_examples)
+    truth = bh.truth_examples(trees_kept.examples, question_hypotheses, settings.seed, settings.truth_examples)
     entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, settings.seed, settings.entail_examples)
     premise_pairs = bh.premise_pairs(steps_kept.examples)
     writer_pairs = hyp.writer_pairs(trees_kept.examples)
@@ -319,7 +333,7 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
     files = training_files(root) + evaluation_files(root)
     data = training_data(root, settings)
     seconds, held_out, keys = {}, {}, {}
-    base = {k: v for k, v in asdict(settings).items() if k != "k" and k != "max_new_tokens"}
+    base = {k: v for k, v in asdict(settings).items() if k not in SEARCH_SETTINGS}
 
     def timed(name, kind, config, build, codec):
         start = time.perf_counter()
@@ -353,7 +367,10 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
             model.held_out = json.loads((Path(folder) / "held_out.json").read_text())
             return model
 
-        scorers[name] = timed(name, kind, {**base, "what": name}, build, (save, load))
+        config = {**base, "what": name}
+        if DATA_VERSION[name] > 1:  # version 1 had no entry: keep its cache key
+            config["data"] = DATA_VERSION[name]
+        scorers[name] = timed(name, kind, config, build, (save, load))
         held_out[name] = scorers[name].held_out
     model = bh.TrainedEntailer(generator, scorers["truth scorer"], scorers["entailment scorer"],
                                max_new_tokens=settings.max_new_tokens)
@@ -414,43 +431,67 @@ def write_hypotheses(questions, writer) -> list[list[str]]:
 
 def _run_system(system: str, questions, hypotheses, components: Components, settings: Settings,
                 memory=None, progress: bool = True) -> list[QuestionAnswer]:
+    """One system on every question (for a search system: one search per question at its depth)."""
+    return _run_family(system, [system], questions, hypotheses, components, settings, memory, progress)[system]
+
+
+def _run_family(label: str, systems: Sequence[str], questions, hypotheses, components: Components,
+                settings: Settings, memory=None, progress: bool = True) -> dict[str, list[QuestionAnswer]]:
+    """``direct``, or search systems of one kind at several depths from one search per question."""
     from tqdm.auto import tqdm
 
-    answers = []
-    for q, hs in tqdm(list(zip(questions, hypotheses)), desc=system, unit="q", file=sys.stderr,
+    out: dict[str, list[QuestionAnswer]] = {system: [] for system in systems}
+    depths = {system: int(system.rsplit("-d", 1)[1]) for system in systems if system != "direct"}
+    config = replace(settings.search(systems[-1]), max_depth=max(depths.values())) if depths else None
+    for q, hs in tqdm(list(zip(questions, hypotheses)), desc=label, unit="q", file=sys.stderr,
                       disable=not progress, leave=False):
         options = [(o.label, o.text) for o in q.options]
-        if system == "direct":
-            answers.append(answer_directly(q.id, options, hs, components.model, memory))
-        else:
-            answers.append(answer_question(q.id, options, hs, components.model, settings.search(system), memory))
-    return answers
+        if not depths:
+            out["direct"].append(answer_directly(q.id, options, hs, components.model, memory))
+            continue
+        answers = answer_question_depths(q.id, options, hs, components.model, config, sorted(set(depths.values())),
+                                         memory)
+        for system, depth in depths.items():
+            out[system].append(answers[depth])
+    return out
+
+
+FAMILIES = {"direct": ("direct",), "entailer-greedy": ("entailer-greedy-d1", "entailer-greedy-d3"),
+            "entailer-sampled": ("entailer-sampled-d1", "entailer-sampled-d3")}
 
 
 def run_systems(questions, components: Components, settings: Settings, dataset: str, split: str, cache=None,
-                systems: Sequence[str] = ("direct",) + SEARCH_SYSTEMS, progress: bool = True) -> dict[str, SystemRun]:
-    """Every system on the same questions (cached as JSON per system); Entailer+Direct from the sampled runs."""
+                families: Sequence[str] = tuple(FAMILIES), progress: bool = True) -> dict[str, SystemRun]:
+    """Every system on the same questions, cached as JSON; Entailer+Direct from the sampled and direct runs.
+
+    Greedy (and sampled) search at depths 1 and 3 come from one depth-3 search per question (see
+    :func:`proofbook.prover.entailer.search.prove_depths`): the depth-1 answer and its time are those of
+    the first level of that search.
+    """
     from proofbook.models import ArtifactCache
 
     cache = cache or ArtifactCache()
     hypotheses = write_hypotheses(questions, components.writer)
     gold = [q.answer_key for q in questions]
     runs = {}
-    for system in systems:
-        config = {"system": system, "dataset": dataset, "split": split, "questions": [q.id for q in questions],
-                  "hypotheses": hypotheses, "models": components.keys, "settings": asdict(settings)}
-        stored = cache.cache_json("entailer-run", config, lambda system=system: [
-            answer_to_dict(a) for a in _run_system(system, questions, hypotheses, components, settings,
-                                                   progress=progress)])
-        runs[system] = SystemRun(system, [answer_from_dict(a) for a in stored], gold)
+    for family in families:
+        systems = FAMILIES[family]
+        search = {"k": settings.k, "temperature": settings.temperature, "top_p": settings.top_p,
+                  "max_new_tokens": settings.max_new_tokens, "seed": settings.seed} if family != "direct" else {}
+        config = {"family": family, "dataset": dataset, "split": split, "questions": [q.id for q in questions],
+                  "hypotheses": hypotheses, "models": components.keys, "search": search}
+        stored = cache.cache_json("entailer-run", config, lambda systems=systems, family=family: {
+            system: [answer_to_dict(a) for a in answers] for system, answers in _run_family(
+                family, systems, questions, hypotheses, components, settings, progress=progress).items()})
+        for system in systems:
+            runs[system] = SystemRun(system, [answer_from_dict(a) for a in stored[system]], gold)
     direct = runs.get("direct")
     for depth in (1, 3):
         sampled = runs.get(f"entailer-sampled-d{depth}")
         if sampled is None or direct is None:
             continue
-        combined = []
-        for proof, plain in zip(sampled.answers, direct.answers):
-            combined.append(replace(proof, seconds=proof.seconds + plain.seconds))
+        combined = [replace(proof, seconds=proof.seconds + plain.seconds)
+                    for proof, plain in zip(sampled.answers, direct.answers)]
         runs[f"entailer+direct-d{depth}"] = SystemRun(f"entailer+direct-d{depth}", combined, gold)
     return runs
 
@@ -482,6 +523,19 @@ def direct_all(questions, components: Components, batch_size: int = 256, progres
         correct += q.options[int(scores.argmax())].label == q.answer_key
     seconds = time.perf_counter() - start
     return correct / max(1, len(questions)), seconds / max(1, len(questions))
+
+
+def sampling_check(components: Components, hypotheses: Sequence[str], k: int, seed: int = 0,
+                   settings: Sequence[tuple[float, float]] = ((2.0, 0.95), (1.0, 0.95))) -> list[dict]:
+    """How many of k nucleus samples per hypothesis are well-formed premise sets, per (temperature, top-p)."""
+    rows = []
+    for temperature, top_p in settings:
+        before = components.model.malformed
+        sets = components.model.generate_premises(list(hypotheses), k, True, temperature, top_p, seed)
+        good = sum(len(s) for s in sets)
+        rows.append({"temperature": temperature, "top-p": top_p, "samples": good + components.model.malformed - before,
+                     "well-formed": good, "example": " | ".join(next((s[0] for s in sets if s), []))})
+    return rows
 
 
 # --- premise recall on EntailmentBank -------------------------------------------------------------------

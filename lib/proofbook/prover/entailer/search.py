@@ -233,18 +233,44 @@ def _settle(node: ProofNode, top: bool) -> None:
         node.entailment = None
 
 
-def prove(hypotheses: Sequence[str], model: BehaviourModel, config: SearchConfig = SearchConfig(),
-          memory: Memory | None = None, stats: SearchStats | None = None) -> list[ProofNode]:
-    """Backward-chain every hypothesis (batched); one tree per hypothesis, root scored by its proof."""
+def prove_depths(hypotheses: Sequence[str], model: BehaviourModel, config: SearchConfig, depths: Sequence[int],
+                 memory: Memory | None = None, stats: SearchStats | None = None
+                 ) -> dict[int, tuple[list[ProofNode], float]]:
+    """One search to the deepest of ``depths``, with the trees (and elapsed seconds) a search stopped at
+    each depth would have built.
+
+    A search with depth limit d does exactly the first d levels of a deeper search (same seeds, same
+    candidates), so the trees at depth d are the deeper search's levels 1..d settled on their own, and its
+    time is the time spent up to the end of level d.
+    """
+    import copy
+
     if not hypotheses:
-        return []
+        return {d: ([], 0.0) for d in depths}
+    depths = sorted(set(depths))
+    if depths[0] < 1 or depths[-1] > config.max_depth:
+        raise ValueError(f"depths {depths} must lie in 1..max_depth ({config.max_depth})")
+    start = time.perf_counter()
     stats = stats if stats is not None else SearchStats()
     scorer = _Scorer(model, memory, stats)
     scorer.score_truth(hypotheses)
     roots = [ProofNode(h, *scorer.direct(h), depth=0) for h in hypotheses]
     ancestors: dict[int, set[str]] = {id(r): set() for r in roots}
     frontier = _expand_level(roots, ancestors, True, config, model, scorer, stats)
-    for depth in range(2, config.max_depth + 1):
+    out: dict[int, tuple[list[ProofNode], float]] = {}
+
+    def snapshot(depth: int) -> None:
+        trees = copy.deepcopy(roots)
+        for tree in trees:
+            for node in tree.walk():
+                if not node.expanded and node.depth == depth and not node.note:
+                    node.note = "depth limit"
+            _settle(tree, True)
+        out[depth] = (trees, time.perf_counter() - start)
+
+    if 1 in depths:
+        snapshot(1)
+    for depth in range(2, depths[-1] + 1):
         expandable = []
         for node in frontier:
             if node.source == "memory":
@@ -254,11 +280,15 @@ def prove(hypotheses: Sequence[str], model: BehaviourModel, config: SearchConfig
             else:
                 expandable.append(node)
         frontier = _expand_level(expandable, ancestors, False, config, model, scorer, stats)
-    for node in frontier:
-        node.note = node.note or "depth limit"
-    for root in roots:
-        _settle(root, True)
-    return roots
+        if depth in depths:
+            snapshot(depth)
+    return out
+
+
+def prove(hypotheses: Sequence[str], model: BehaviourModel, config: SearchConfig = SearchConfig(),
+          memory: Memory | None = None, stats: SearchStats | None = None) -> list[ProofNode]:
+    """Backward-chain every hypothesis (batched); one tree per hypothesis, root scored by its proof."""
+    return prove_depths(hypotheses, model, config, [config.max_depth], memory, stats)[config.max_depth][0]
 
 
 # --- questions --------------------------------------------------------------------------------------
@@ -339,6 +369,21 @@ def answer_question(question_id: str, options: Sequence[tuple[str, str]], hypoth
                                         in zip(options, hypotheses, trees)], seconds, stats)
 
 
+def answer_question_depths(question_id: str, options: Sequence[tuple[str, str]], hypotheses: Sequence[str],
+                           model: BehaviourModel, config: SearchConfig, depths: Sequence[int],
+                           memory: Memory | None = None) -> dict[int, QuestionAnswer]:
+    """:func:`answer_question` at several depth limits from one search (see :func:`prove_depths`);
+    each answer's ``seconds`` is the time the search took up to its depth."""
+    check_options(options, question_id)
+    if len(hypotheses) != len(options):
+        raise ValueError(f"question {question_id!r}: {len(hypotheses)} hypotheses for {len(options)} options")
+    stats = SearchStats()
+    trees = prove_depths(hypotheses, model, config, depths, memory, stats)
+    return {depth: QuestionAnswer(question_id, [OptionProof(label, text, h, t) for (label, text), h, t
+                                                in zip(options, hypotheses, roots)], seconds, stats)
+            for depth, (roots, seconds) in trees.items()}
+
+
 def answer_directly(question_id: str, options: Sequence[tuple[str, str]], hypotheses: Sequence[str],
                     model: BehaviourModel, memory: Memory | None = None) -> QuestionAnswer:
     """The ``direct`` system: score every hypothesis with s_d only (no proof)."""
@@ -354,7 +399,8 @@ def answer_directly(question_id: str, options: Sequence[tuple[str, str]], hypoth
 
 
 __all__ = ["BehaviourModel", "OptionProof", "QuestionAnswer", "SearchConfig", "SearchStats", "THRESHOLD",
-           "answer_directly", "answer_from_dict", "answer_question", "answer_to_dict", "check_options", "prove"]
+           "answer_directly", "answer_from_dict", "answer_question", "answer_question_depths", "answer_to_dict",
+           "check_options", "prove", "prove_depths"]
 
 
 def answer_to_dict(answer: QuestionAnswer) -> dict:

@@ -1,0 +1,82 @@
+"""The experiment helpers on hand-made answers: system metrics, rows, error categories, the memory demo's pick."""
+from types import SimpleNamespace
+
+import pytest
+
+from proofbook.prover.entailer import experiments as ex
+from proofbook.prover.entailer.search import OptionProof, QuestionAnswer, answer_from_dict, answer_to_dict
+from proofbook.prover.entailer.trees import ProofNode
+
+
+
+def node(statement, direct, premises=(), entailment=None):
+    return ProofNode(statement, direct, premises=list(premises), entailment=entailment)
+
+
+def answer(qid, a, b, seconds=1.0):
+    """Two options; each (direct, proof premises [(text, s_d)], entailment)."""
+    options = []
+    for label, (direct, premises, entail) in zip("AB", (a, b)):
+        tree = node(f"hyp {label}", direct, [node(t, s) for t, s in premises], entail)
+        options.append(OptionProof(label, f"option {label}", f"hyp {label}", tree))
+    return QuestionAnswer(qid, options, seconds)
+
+
+@pytest.mark.unit
+def test_system_run_metrics_and_rows():
+    answers = [answer("q1", (0.9, [("p", 0.9)], 0.9), (0.2, [("r", 0.6)], 0.6)),   # proof A, direct A
+               answer("q2", (0.3, [("p", 0.9)], 0.9), (0.95, [("r", 0.6)], 0.6))]  # proof A, direct B (0.95 > 0.81)
+    gold = ["A", "B"]
+    runs = {"direct": ex.SystemRun("direct", answers, gold),
+            "entailer-sampled-d1": ex.SystemRun("entailer-sampled-d1", answers, gold),
+            "entailer+direct-d1": ex.SystemRun("entailer+direct-d1", answers, gold)}
+    assert runs["direct"].accuracy == 1.0
+    assert runs["entailer-sampled-d1"].accuracy == 0.5
+    assert runs["entailer+direct-d1"].predictions() == ["A", "B"]
+    assert runs["entailer+direct-d1"].faithfulness_break == 0.5
+    rows = ex.run_rows(runs, "obqa", "dev")
+    assert {(r["system"], r["metric"]) for r in rows} >= {("direct", "accuracy"), ("entailer+direct-d1", "faithfulness_break"),
+                                                         ("entailer-sampled-d1", "seconds_per_question")}
+    assert all(r["n"] == 2 for r in rows)
+    copy = answer_from_dict(answer_to_dict(answers[1]))
+    assert copy.combined.label == "B" and copy.seconds == 1.0
+
+
+@pytest.mark.unit
+def test_error_categories():
+    tautology = answer("q", (0.5, [("hyp A", 0.9), ("x", 0.9)], 0.9), (0.5, [("y", 0.5)], 0.5))
+    assert ex.error_category(tautology, "B") == "reasoning: near-tautology"
+    weak_inference = answer("q", (0.5, [("fact one", 0.95)], 0.7), (0.5, [("y", 0.5)], 0.5))
+    assert ex.error_category(weak_inference, "B") == "reasoning"
+    false_belief = answer("q", (0.5, [("fact one", 0.7)], 0.95), (0.5, [("y", 0.5)], 0.5))
+    assert ex.error_category(false_belief, "B") == "belief"
+    same = answer("q", (0.5, [("fact one", 0.7)], 0.95), (0.5, [("y", 0.5)], 0.5))
+    same.options[1].option = "option A"
+    assert ex.error_category(same, "B") == "dataset"
+    run = ex.SystemRun("entailer-sampled-d1", [false_belief], ["B"])
+    [error] = ex.errors(run, [SimpleNamespace(id="q", answer_key="B")])
+    assert error["category"] == "belief" and error["predicted"] == "A"
+    assert ex.strongest_premise(false_belief).statement == "fact one"
+
+
+@pytest.mark.data
+def test_settings_and_plan(real_data_dir):
+    assert ex.Settings().search("entailer-greedy-d3").max_depth == 3
+    sampled = ex.Settings().search("entailer-sampled-d1")
+    assert (sampled.k_top, sampled.sample_top, sampled.temperature, sampled.top_p) == (6, True, 1.0, 0.95)
+    from proofbook.prover.entailer.search import SearchConfig
+    assert (SearchConfig.sampled().temperature, SearchConfig.sampled().top_p) == (2.0, 0.95)  # the paper's
+    plan = ex.evaluation_plan(real_data_dir)
+    assert plan["obqa"] == ["dev"] and plan["qasc"] == ["dev"]
+    assert ex.evaluation_plan(real_data_dir, "dev") == plan
+    with pytest.raises(ValueError, match="no OBQA or QASC evaluation split"):
+        ex.evaluation_plan(real_data_dir, "test")
+
+
+@pytest.mark.unit
+def test_write_hypotheses_keeps_question_boundaries():
+    from proofbook.prover.entailer.hypotheses import RuleWriter
+    questions = [SimpleNamespace(stem="What is red?", options=[SimpleNamespace(text="a rose"), SimpleNamespace(text="sky")]),
+                 SimpleNamespace(stem="The sun is", options=[SimpleNamespace(text="a star")] * 3)]
+    out = ex.write_hypotheses(questions, RuleWriter())
+    assert [len(h) for h in out] == [2, 3] and out[0][0] == "red is a rose"

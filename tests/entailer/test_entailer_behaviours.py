@@ -129,3 +129,20 @@ def test_premise_pairs_use_the_official_format():
     from proofbook.data.entailmentbank import Entailment
     [(source, target)] = bh.premise_pairs([Entailment(("p1", "p2"), "h")])
     assert source == "$proof$ ; $hypothesis$ = h" and target == "$proof$ = [PREMISE] p1 [PREMISE] p2"
+
+
+def test_fact_retriever_and_context_pairs():
+    from proofbook.data.entailmentbank import Entailment
+    retriever = bh.FactRetriever(["a leaf is a kind of plant part", "the sun is a kind of star", "a magnet attracts iron",
+                                  "a star is a source of light", "the sun is a kind of star"])
+    assert len(retriever.facts) == 4
+    assert retriever.retrieve("the sun is a star", 1) == ["the sun is a kind of star"]
+    assert "the sun is a kind of star" not in retriever.retrieve("the sun is a star", 2, exclude=["The sun is a kind of star"])
+    assert retriever.retrieve("???", 3) == []
+    [(source, target)] = bh.premise_pairs_with_context([Entailment(("the sun is a kind of star", "a star is a source of light"),
+                                                                   "the sun is a source of light")], retriever, 3)
+    assert source.startswith("$proof$ ; $hypothesis$ = the sun is a source of light ; $context$ = sent1: ")
+    assert source.count("sent") == 3 and "a star is a source of light" in source
+    assert target == "$proof$ = [PREMISE] the sun is a kind of star [PREMISE] a star is a source of light"
+    with pytest.raises(ValueError, match="no facts"):
+        bh.FactRetriever([" "])

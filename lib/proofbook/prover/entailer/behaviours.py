@@ -13,7 +13,10 @@ entail H, whether or not they are true?).  The search (:mod:`.search`) sees only
 * :class:`TrainedEntailer` -- the models trained in this book (no pretrained seq2seq model or NLI model
   is installable here; ``stack.md``): the premise generator is a
   :class:`proofbook.models.seq2seq.Seq2Seq` trained on EntailmentBank's one-step entailments in the
-  official H -> P format (:func:`premise_pairs`); the truth scorer and the entailment scorer are two
+  official H -> P format (:func:`premise_pairs`), optionally with a ``$context$`` of five facts -- the
+  gold premises and BM25-retrieved WorldTree distractors, as in the paper's training contexts
+  (:func:`premise_pairs_with_context`, :class:`FactRetriever`); at search time the context is the five
+  facts BM25 retrieves for the hypothesis; the truth scorer and the entailment scorer are two
   MiniLM :class:`proofbook.models.cross_encoder.CrossEncoder` (labels ``false``/``true``; the score is
   P(true)).  **Departure:** three models instead of one multi-task model.
 
@@ -93,6 +96,47 @@ def drop_near_duplicates(examples: Sequence, texts_of, evaluation_texts: Iterabl
 def premise_pairs(entailments: Iterable) -> list[tuple[str, str]]:
     """Official H -> P (input, target) pairs from one-step entailments (``.premises``, ``.conclusion``)."""
     return [(formats.premise_input(e.conclusion), formats.premise_target(e.premises)) for e in entailments]
+
+
+class FactRetriever:
+    """BM25 over a fact corpus (WorldTree): the facts that the premise generator may copy from.
+
+    The paper trains Entailer with contexts of up to five sentences mixing gold and BM25-retrieved facts;
+    here the same context is given to the premise generator at training and at search time.
+    """
+
+    def __init__(self, facts: Sequence[str]):
+        from proofbook.retrieval.bm25 import BM25, tokenize
+
+        self.facts = list(dict.fromkeys(" ".join(f.split()) for f in facts if f and f.strip()))
+        if not self.facts:
+            raise ValueError("FactRetriever: no facts")
+        self._tokenize = tokenize
+        self.bm25 = BM25([tokenize(f) for f in self.facts], k1=0.9, b=0.4)
+
+    def retrieve(self, statement: str, k: int, exclude: Sequence[str] = ()) -> list[str]:
+        """The best ``k`` facts for ``statement`` (facts in ``exclude`` skipped)."""
+        tokens = self._tokenize(statement)
+        if not tokens:
+            return []
+        banned = {" ".join(e.split()).lower() for e in exclude}
+        ranked = self.bm25.top_k(tokens, k + len(banned))
+        out = [self.facts[i] for i, score in ranked if score > 0 and self.facts[i].lower() not in banned]
+        return out[:k]
+
+
+def premise_pairs_with_context(entailments: Iterable, retriever: FactRetriever, n_context: int = 5,
+                               seed: int = 0) -> list[tuple[str, str]]:
+    """H -> P pairs whose input carries ``$context$``: the gold premises plus BM25 distractors, shuffled."""
+    rng = random.Random(seed)
+    pairs = []
+    for e in entailments:
+        gold = list(e.premises)
+        distractors = retriever.retrieve(e.conclusion, max(0, n_context - len(gold)), exclude=gold)
+        context = gold + distractors
+        rng.shuffle(context)
+        pairs.append((formats.premise_input(e.conclusion, context=context), formats.premise_target(gold)))
+    return pairs
 
 
 # --- truth scorer H -> Sd --------------------------------------------------------------------------
@@ -269,17 +313,24 @@ class TrainedEntailer:
     """The behaviours as three models trained here (premise Seq2Seq + truth and entailment CrossEncoders)."""
 
     def __init__(self, premise_generator, truth_scorer, entailment_scorer, max_new_tokens: int = 64,
-                 batch_size: int = 32):
+                 batch_size: int = 32, retriever: FactRetriever | None = None, n_context: int = 5):
         for name, scorer in (("truth_scorer", truth_scorer), ("entailment_scorer", entailment_scorer)):
             if list(scorer.labels) != list(LABELS):
                 raise ValueError(f"{name} must have labels {list(LABELS)}, has {scorer.labels}")
         self.premise_generator, self.truth_scorer, self.entailment_scorer = premise_generator, truth_scorer, entailment_scorer
         self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
+        self.retriever, self.n_context = retriever, n_context
         self.malformed = 0
+
+    def premise_inputs(self, hypotheses: Sequence[str]) -> list[str]:
+        """H -> P inputs, with ``$context$`` = the retrieved facts when the generator was trained with them."""
+        if self.retriever is None:
+            return [formats.premise_input(h) for h in hypotheses]
+        return [formats.premise_input(h, context=self.retriever.retrieve(h, self.n_context) or None) for h in hypotheses]
 
     def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
                           top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
-        inputs = [formats.premise_input(h) for h in hypotheses]
+        inputs = self.premise_inputs(hypotheses)
         if sample:
             outputs = self.premise_generator.generate(inputs, sample=True, num_return=k, top_p=top_p,
                                                       temperature=temperature, max_new_tokens=self.max_new_tokens,

@@ -14,7 +14,11 @@ Training (all on files found in ``data_dir`` by the fixed rules of ``results.md`
   layer of a small seq2seq model dominate its cost (0.7 steps/s at batch 32 for d_model 256 on a loaded
   machine), so the generators use this smaller vocabulary.
 * **Premise generator** H -> P: a scratch BART (:class:`proofbook.models.seq2seq.Seq2Seq`) on
-  EntailmentBank's one-step entailments (task 1 train, official format, :func:`.behaviours.premise_pairs`).
+  EntailmentBank's one-step entailments (task 1 train, official format), with a ``$context$`` of
+  ``context_facts`` facts: the gold premises and BM25-retrieved WorldTree distractors in training, the
+  top BM25 WorldTree facts for the hypothesis at search time (:func:`.behaviours.premise_pairs_with_context`;
+  the paper's training contexts mix gold and BM25 facts the same way).  Without the context (``0``), a
+  generator this small writes fluent but mostly false premises (measured: "a plant is a kind of animal").
 * **Hypothesis writer**: the same kind of model on EntailmentBank's question/answer/hypothesis triples;
   compared with the rules on EntailmentBank dev (:func:`.hypotheses.compare_writers`); the notebooks use
   the better one by token F1 (``Components.writer``).
@@ -82,6 +86,7 @@ class Settings:
     gen_batch: int = 32
     gen_lr: float = 1e-3
     gen_examples: int | None = None
+    context_facts: int = 5
     writer_epochs: int = 10
     writer_examples: int | None = None
     truth_examples: int = 3000
@@ -98,7 +103,7 @@ class Settings:
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "Settings":
-        return cls(seed=seed, vocab_size=600, gen_d_model=32, gen_layers=1, gen_heads=2, gen_epochs=1,
+        return cls(seed=seed, vocab_size=600, gen_d_model=32, gen_layers=1, gen_heads=2, gen_epochs=1, context_facts=3,
                    gen_examples=64, writer_epochs=1, writer_examples=64, truth_examples=48, entail_examples=48,
                    ce_batch=16, k=2, max_new_tokens=16)
 
@@ -211,6 +216,13 @@ class TrainingData:
     report: list[dict] = field(default_factory=list)
 
 
+def fact_retriever(data_dir) -> bh.FactRetriever:
+    """BM25 over the WorldTree fact corpus of ``data_dir`` (with EntailmentBank's additions)."""
+    from proofbook.data.entailmentbank import read_worldtree
+
+    return bh.FactRetriever(list(read_worldtree(data_dir).values()))
+
+
 def training_data(data_dir, settings: Settings) -> TrainingData:
     """All training sets, cleaned of near-duplicates of the evaluation statements (counts in ``report``)."""
     from proofbook.data.entailmentbank import one_step_entailments, read_entailmentbank_train
@@ -237,7 +249,9 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
     nli_kept = bh.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
     truth = bh.truth_examples(trees_kept.examples, question_hypotheses, settings.seed, settings.truth_examples)
     entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, settings.seed, settings.entail_examples)
-    premise_pairs = bh.premise_pairs(steps_kept.examples)
+    retriever = fact_retriever(root) if settings.context_facts else None
+    premise_pairs = (bh.premise_pairs_with_context(steps_kept.examples, retriever, settings.context_facts, settings.seed)
+                     if retriever is not None else bh.premise_pairs(steps_kept.examples))
     writer_pairs = hyp.writer_pairs(trees_kept.examples)
     rng = random.Random(settings.seed)
     if settings.gen_examples:
@@ -281,8 +295,10 @@ def _seq2seq(pairs, settings: Settings, epochs: int):
     tokenizer = small_tokenizer([text for pair in pairs for text in pair], settings.vocab_size)
     set_seed(settings.seed)
     model = small_seq2seq(len(tokenizer), d_model=settings.gen_d_model, layers=settings.gen_layers,
-                          heads=settings.gen_heads, max_positions=128, **special_token_ids(tokenizer))
-    seq2seq = Seq2Seq(model, tokenizer, max_input_length=96, max_target_length=64, backend="scratch")
+                          heads=settings.gen_heads, max_positions=192 if settings.context_facts else 128,
+                          **special_token_ids(tokenizer))
+    seq2seq = Seq2Seq(model, tokenizer, max_input_length=192 if settings.context_facts else 96, max_target_length=64,
+                      backend="scratch")
     result = seq2seq.fit(pairs, TrainConfig(epochs=epochs, batch_size=settings.gen_batch, lr=settings.gen_lr,
                                             seed=settings.seed, progress=True))
     return seq2seq, result
@@ -345,7 +361,8 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
 
     generator = timed("premise generator", "entailer-premise-generator", {**base, "what": "premises"},
                       lambda: _seq2seq(data.premise_pairs, settings, settings.gen_epochs)[0], object_codec(Seq2Seq))
-    writer_model = timed("hypothesis writer", "entailer-hypothesis-writer", {**base, "what": "writer"},
+    writer_base = {k: v for k, v in base.items() if k != "context_facts"}  # the writer never sees facts
+    writer_model = timed("hypothesis writer", "entailer-hypothesis-writer", {**writer_base, "what": "writer"},
                          lambda: _seq2seq(data.writer_pairs, settings, settings.writer_epochs)[0], object_codec(Seq2Seq))
     scorers = {}
     for name, kind, pairs, length in (("truth scorer", "entailer-truth-scorer", data.truth, settings.truth_max_length),
@@ -370,10 +387,13 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
         config = {**base, "what": name}
         if DATA_VERSION[name] > 1:  # version 1 had no entry: keep its cache key
             config["data"] = DATA_VERSION[name]
+        config = {k: v for k, v in config.items() if k != "context_facts"}  # the scorers never see facts
         scorers[name] = timed(name, kind, config, build, (save, load))
         held_out[name] = scorers[name].held_out
     model = bh.TrainedEntailer(generator, scorers["truth scorer"], scorers["entailment scorer"],
-                               max_new_tokens=settings.max_new_tokens)
+                               max_new_tokens=settings.max_new_tokens,
+                               retriever=fact_retriever(root) if settings.context_facts else None,
+                               n_context=settings.context_facts)
     writers = {"rules": hyp.RuleWriter(), "learned": hyp.LearnedWriter(writer_model)}
     scores = []
     dev_trees = [t for s in evaluation_splits(root, "entailmentbank")[:1] for t in read_entailmentbank(root, s, 1)]

@@ -52,9 +52,10 @@ class HopModel:
     def __init__(self, titles):
         self.titles, self.calls = titles, []
 
-    def generate_batch(self, queries, beam=25):
-        self.calls.append(queries)
-        return [[Beam((0,), t, -i) for i, t in enumerate(self.titles)] for _ in queries]
+    def generate_batch(self, queries, beam=25, candidates=None):
+        self.calls.append((queries, candidates))
+        allowed = candidates or [self.titles] * len(queries)
+        return [[Beam((0,), t, -i) for i, t in enumerate(self.titles) if t in ok] for ok in allowed]
 
 
 def admiral(**config):
@@ -108,3 +109,29 @@ def test_bad_input_is_refused_before_any_work():
         Admiral(corpus(), Index(), Reranker(), {}, AdmiralConfig(iterations=0))
     with pytest.raises(ValueError, match="needs a hop model"):
         Admiral(corpus(), Index(), Reranker(), {0: HopModel([])}, AdmiralConfig(iterations=2))
+
+
+def test_linked_titles_narrow_each_hop_to_mentioned_and_searched_pages():
+    c = Corpus("linked")
+    c.add("Alpha", ["Alpha first mentions Golf.", "Alpha second."])
+    for title in ("Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf"):
+        c.add(title, [f"{title} first.", f"{title} second."])
+
+    class LinkedIndex:
+        def search(self, query, k=100):
+            titles = ("Alpha", "Bravo", "Delta") if query == "a claim about Alpha" else ("Bravo", "Delta", "Echo")
+            return [(t, 1.0) for t in titles][:k]
+
+    class LinkedReranker(Reranker):
+        order = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf"]
+
+    hop = HopModel(["Foxtrot", "Golf", "Echo", "Charlie"])
+    model = Admiral(c, LinkedIndex(), LinkedReranker(), {1: hop},
+                    AdmiralConfig(iterations=2, rerank_documents=2, top_sentences=2, hop_titles="linked", linked_bm25_k=3))
+    trace = model.retrieve("a claim about Alpha")
+    assert [s.id for s in trace.hops[0].input_sentences] == [("Alpha", 0), ("Alpha", 1)]
+    (queries, candidates), = hop.calls
+    assert candidates == [["Golf", "Bravo", "Delta", "Echo"]]   # mentioned first, then BM25 pages
+    assert trace.hops[0].new_documents == ["Golf", "Echo"]      # Foxtrot and Charlie are outside the set
+    with pytest.raises(ValueError, match="hop_titles"):
+        Admiral(c, LinkedIndex(), LinkedReranker(), {1: hop}, AdmiralConfig(hop_titles="nearby"))

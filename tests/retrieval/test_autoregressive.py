@@ -238,6 +238,11 @@ def test_a_tiny_random_model_only_generates_corpus_titles_and_present_pointers(t
     assert len(greedy) == 1 and greedy[0].score < 0
     kept = tiny.generate(*queries[0], beam=6, exclude=[greedy[0].title])
     assert greedy[0].title not in {b.title for b in kept}
+    narrowed = tiny.generate_batch(queries[:3], beam=6, candidates=[["Seine", "Lyon"], ["Paris"], ["Not a page"]])
+    assert {b.title for b in narrowed[0]} <= {"Seine", "Lyon"} and narrowed[0]
+    assert [b.title for b in narrowed[1]] == ["Paris"] and narrowed[2] == []
+    with pytest.raises(ValueError, match="3 queries but 1 candidate lists"):
+        tiny.generate_batch(queries[:3], beam=2, candidates=[["Paris"]])
 
 
 @pytest.mark.unit

@@ -62,6 +62,14 @@ def test_title_trie_maps_tokens_back_to_original_titles(tokenizer):
     assert trie.children() == tokenizer.convert_tokens_to_ids(["["])
 
 
+def test_a_restricted_title_trie_keeps_only_known_requested_titles(tokenizer):
+    trie = TitleTrie.from_titles(["Paris", "Paris (film)", "Lyon"], tokenizer)
+    sub = trie.restricted(["Lyon", "Paris (film)", "Nowhere", "Lyon"])
+    assert sorted(sub.titles) == ["Lyon", "Paris (film)"]
+    assert len(sub) == 2 and sub.title(encode_segment(tokenizer, "[ Lyon ]")) == "Lyon"
+    assert len(trie.restricted([])) == 0 and len(trie) == 3
+
+
 @pytest.mark.parametrize("bad", ["", "   ", None])
 def test_title_trie_refuses_an_empty_title(tokenizer, bad):
     with pytest.raises(ValueError, match="position 1 is empty"):

@@ -32,6 +32,8 @@ from tqdm.auto import tqdm
 
 from proofbook.corpus import Corpus, Sentence
 
+#: the hop models' title sets (``AdmiralConfig.hop_titles``)
+HOP_TITLES = ("corpus", "linked")
 #: ``sufficiency(claim, sentences) -> True`` stops the loop after that iteration
 Sufficiency = Callable[[str, Sequence[Sentence]], bool]
 
@@ -48,6 +50,8 @@ class AdmiralConfig:
     beam: int = 25               # beam of the autoregressive hops
     new_documents: int = 5       # new titles kept per hop
     top1: bool = False           # ablation: only the best beam of each hop
+    hop_titles: str = "corpus"   # "corpus": prefix tree of all titles (paper); "linked": see below
+    linked_bm25_k: int = 20      # "linked": BM25 pages for claim + input sentences added to the mentions
 
 
 @dataclass
@@ -114,8 +118,24 @@ class Admiral:
             raise ValueError(f"iterations must be >= 1, got {config.iterations}")
         if config.iterations > 1 and not any(h >= 1 for h in hop_models):
             raise ValueError("more than one iteration needs a hop model for hop >= 1")
+        if config.hop_titles not in HOP_TITLES:
+            raise ValueError(f"hop_titles must be one of {HOP_TITLES}, got {config.hop_titles!r}")
         self.corpus, self.index, self.reranker = corpus, document_index, reranker
         self.hop_models, self.config, self.sufficiency = dict(hop_models), config, sufficiency
+        self._mentions: dict | None = None
+
+    def linked_titles(self, claim: str, sentences: Sequence[Sentence]) -> list[str]:
+        """The per-query title set of ``hop_titles="linked"``: titles mentioned in the input sentences
+        (in sentence order; :func:`proofbook.retrieval.pretraining.title_mentions`, our stand-in for
+        Wikipedia's hyperlinks), then BM25's top ``linked_bm25_k`` pages for the claim plus the sentences."""
+        from proofbook.retrieval.pretraining import title_mentions
+
+        if self._mentions is None:
+            self._mentions = title_mentions(self.corpus)
+        mentioned = [t for s in sentences for t in self._mentions.get(s.id, ())]
+        query = " ".join([claim] + [s.text for s in sentences])
+        searched = [title for title, _ in self.index.search(query, k=self.config.linked_bm25_k)]
+        return list(dict.fromkeys(mentioned + searched))
 
     def _hop_model(self, hop: int):
         return self.hop_models.get(hop) or self.hop_models[max(h for h in self.hop_models if h >= 1)]
@@ -168,7 +188,11 @@ class Admiral:
             inputs = [[s for s, _ in t.selected[:cfg.input_sentences]] for t in active]
             retrieved = [set(t.initial_ranking()[:cfg.rerank_documents]) | {d for h in t.hops for d in h.new_documents}
                          for t in active]
-            all_beams = model.generate_batch([(t.claim, sents) for t, sents in zip(active, inputs)], beam=cfg.beam)
+            candidates = None
+            if cfg.hop_titles == "linked":
+                candidates = [self.linked_titles(t.claim, sents) for t, sents in zip(active, inputs)]
+            all_beams = model.generate_batch([(t.claim, sents) for t, sents in zip(active, inputs)], beam=cfg.beam,
+                                             candidates=candidates)
             for trace, sentences, beams, seen in tqdm(list(zip(active, inputs, all_beams, retrieved)),
                                                       desc=f"iteration {iteration}", disable=not progress):
                 beams = [b for b in beams if b.title not in seen and b.title in self.corpus]

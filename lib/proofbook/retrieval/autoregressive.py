@@ -386,13 +386,16 @@ class AutoregressiveRetriever:
         ids = [t for piece in pieces for t in encode_segment(self.tokenizer, piece)]
         return ids + encode_segment(self.tokenizer, TITLE_TEMPLATE.format(title)) + [self.eos_token_id]
 
-    def constraint(self, n_sentences: int):
-        """The decoding constraint for an input with ``n_sentences`` (kept) sentences."""
+    def constraint(self, n_sentences: int, title_trie: TitleTrie | None = None):
+        """The decoding constraint for an input with ``n_sentences`` (kept) sentences.
+
+        ``title_trie`` (default: all titles of the model's corpus) narrows the titles for one query.
+        """
         pointers = None
         if self._with_pointers() and n_sentences:
             pointers = pointer_tree(range(n_sentences), self.tokenizer)
         max_pointers = 1 if self.pointer_rule == "last" else self.hop
-        return retrieval_constraint(self.title_trie, pointers, self.eos_token_id, max_pointers)
+        return retrieval_constraint(title_trie or self.title_trie, pointers, self.eos_token_id, max_pointers)
 
     # -- training
     def _encode_example(self, example: RetrievalExample) -> tuple[list[int], list[int]]:
@@ -444,11 +447,15 @@ class AutoregressiveRetriever:
 
     def generate_batch(self, queries: Sequence[tuple[str, Sequence[SentenceLike]]], beam: int = 25,
                        num_return: int | None = None, batch_size: int = 8,
-                       exclude: Iterable[str] = ()) -> list[list[Beam]]:
+                       exclude: Iterable[str] = (),
+                       candidates: Sequence[Iterable[str]] | None = None) -> list[list[Beam]]:
         """:meth:`generate` for many ``(claim, sentences)`` pairs, ``batch_size`` inputs per ``generate()``.
 
         Every input is checked before any decoding: an empty claim is a ValueError naming its position;
         at hop >= 1 an input without sentences is a ValueError (use the hop-0 model).
+        ``candidates`` (one title list per query) narrows each query's prefix tree to those titles
+        (:meth:`TitleTrie.restricted`; titles outside the corpus are ignored); a query whose list
+        holds no known title gets no beams.
         """
         if beam < 1:
             raise ValueError(f"beam must be >= 1, got {beam}")
@@ -467,15 +474,23 @@ class AutoregressiveRetriever:
                                  "(titles from the claim alone are the hop-0 model's job)")
             encoded.append(self.encode_input(claim, sentences))
         excluded = set(exclude)
-        results: list[list[Beam]] = []
-        for first in range(0, len(encoded), batch_size):
-            chunk = encoded[first:first + batch_size]
-            results += self._generate_chunk(chunk, beam, num_return, excluded)
+        if candidates is not None and len(candidates) != len(encoded):
+            raise ValueError(f"generate_batch: {len(encoded)} queries but {len(candidates)} candidate lists")
+        tries = ([self.title_trie.restricted(c) for c in candidates] if candidates is not None
+                 else [self.title_trie] * len(encoded))
+        live = [i for i, trie in enumerate(tries) if len(trie)]
+        results: list[list[Beam]] = [[] for _ in encoded]
+        for first in range(0, len(live), batch_size):
+            chunk = live[first:first + batch_size]
+            outputs = self._generate_chunk([encoded[i] for i in chunk], [tries[i] for i in chunk], beam, num_return,
+                                           excluded)
+            for i, beams in zip(chunk, outputs):
+                results[i] = beams
         return results
 
-    def _generate_chunk(self, chunk: list[tuple[list[int], int]], beam: int, num_return: int,
-                        excluded: set[str]) -> list[list[Beam]]:
-        constraints = [self.constraint(kept) for _, kept in chunk]
+    def _generate_chunk(self, chunk: list[tuple[list[int], int]], tries: list[TitleTrie], beam: int,
+                        num_return: int, excluded: set[str]) -> list[list[Beam]]:
+        constraints = [self.constraint(kept, trie) for (_, kept), trie in zip(chunk, tries)]
         batch = self._collate([(ids, [self.eos_token_id]) for ids, _ in chunk])
         lengths = [c.max_length() or 64 for c in constraints]
         settings = dict(num_beams=beam, num_return_sequences=num_return, max_new_tokens=max(lengths) + 1,

@@ -193,6 +193,7 @@ class TitleTrie(PrefixTree):
         super().__init__()
         self.collisions: dict[str, str] = {}
         self.template = TITLE_TEMPLATE
+        self._sequences: dict[str, tuple[int, ...]] | None = None
 
     @classmethod
     def from_titles(cls, titles: Iterable[str], tokenizer, template: str = TITLE_TEMPLATE) -> "TitleTrie":
@@ -218,6 +219,21 @@ class TitleTrie(PrefixTree):
     def titles(self) -> list[str]:
         """The titles that can be generated (collided ones excluded), in trie order."""
         return [value for _, value in self.items()]
+
+    def restricted(self, titles: Iterable[str]) -> "TitleTrie":
+        """A trie of only those ``titles`` that this trie can generate (unknown ones are ignored).
+
+        Reuses this trie's tokenization, so building a per-query trie of a few dozen titles is cheap.
+        """
+        if self._sequences is None:
+            self._sequences = {value: seq for seq, value in self.items()}
+        sub = TitleTrie()
+        sub.template = self.template
+        for title in titles:
+            seq = self._sequences.get(title)
+            if seq is not None:
+                sub.add(seq, title)
+        return sub
 
 
 def pointer_tree(indices: Iterable[int], tokenizer, template: str = POINTER_TEMPLATE) -> PrefixTree:

@@ -9,7 +9,7 @@ from proofbook.data.politifact import ClaimDecompFinetuneExample
 from proofbook.models.llm import ChatClient, LLMError, LLMSettings
 from proofbook.wild.decomposition import (AnnotatedQuestions, CachedQuestions, GeneratorSettings, LLMQuestions,
                                           TrainedQuestionGenerator, decomposition_prompt, default_shots,
-                                          filter_questions, question_recall, training_pairs)
+                                          filter_questions, question_recall, training_pairs, QUESTION_WORDS)
 
 pytestmark = pytest.mark.unit
 
@@ -79,6 +79,11 @@ def test_trained_generator_runs_end_to_end():
     generator = TrainedQuestionGenerator.train(EXAMPLES, settings, progress=False)
     questions = generator.questions_many([CLAIM, CLAIM])
     assert len(questions) == 2 and all(isinstance(q, str) for qs in questions for q in qs)
+    from dataclasses import replace
+    generator.settings = replace(settings, copy_constrained=True)
+    words = set("taxes doubled jane doe stated on may 1 2019 in a speech".split())
+    for q in generator.questions_many([CLAIM])[0]:   # only claim words and question words
+        assert set(q.rstrip("?").replace(",", " ").replace(":", " ").split()) <= words | set(QUESTION_WORDS), q
 
 
 class FakeEmbedder:
@@ -111,3 +116,15 @@ def test_notebook_llm_hooks(fake_llm, monkeypatch):
     assert experiments.llm_summaries(trace) == ["A short summary."]
     monkeypatch.delenv("OPENAI_BASE_URL")
     assert experiments.llm_questions(data, CLAIM) is None and experiments.llm_summaries(trace) is None
+
+
+def test_copy_constraint_allows_claim_words_then_question_mark():
+    from proofbook.wild.decomposition import CopyConstraint
+
+    c = CopyConstraint(content_ids=[10, 11, 12], function_ids=[1, 2], question_id=99, eos_token_id=0,
+                       max_tokens=8, max_function=1)
+    assert c.allowed([]) == [10, 11, 12, 1, 2]
+    assert c.allowed([1]) == [10, 11, 12]                  # one question word used: no more
+    assert c.allowed([1, 10, 11]) == [12, 99]              # each claim token once; '?' after three tokens
+    assert c.allowed([1, 10, 11, 99]) == [0]               # then EOS
+    assert c.allowed([10, 11, 12, 1, 2, 2]) == [99]        # at max_tokens - 2: close the question

@@ -345,7 +345,9 @@ def compute_run(data: WildData, models: Models, settings: WildSettings, progress
 
         embedder = SentenceEmbedder("minilm", max_length=64)
         annotated = [AnnotatedQuestions().questions(c) for c in test_claims]
-        systems = {"questions-cached": [data.cached_questions.get(c.example_id, []) for c in test_claims]}
+        systems = {"questions-cached": [data.cached_questions.get(c.example_id, []) for c in test_claims],
+                   # a reference point for the metric, not a decomposition: the claim itself as one question
+                   "claim-as-question": [[f"Is it true that {c.claim}"] for c in test_claims]}
         if models.generator is not None:
             start = time.perf_counter()
             systems["questions-trained"] = models.generator.questions_many(test_claims)

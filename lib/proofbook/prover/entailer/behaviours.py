@@ -23,7 +23,8 @@ entail H, whether or not they are true?).  The search (:mod:`.search`) sees only
 Training data for the scorers (the paper's crowdsourced negatives -- 7,013 labelled premises, 3,391
 labelled inferences -- are not public, so negatives are built, with these sources):
 
-Truth scorer H -> Sd (:func:`truth_examples`), pair ``(statement, "")``:
+Truth scorer H -> Sd (:func:`truth_examples`), pair ``(statement, "")``, or ``(statement, retrieved facts)``
+with a :class:`TruthContext` (a departure, see :mod:`.experiments`):
 
 * positives: every sentence used in an EntailmentBank train proof (premises), every intermediate
   conclusion and hypothesis (all are true by construction), and the hypothesis of the correct option
@@ -123,6 +124,19 @@ class FactRetriever:
         ranked = self.bm25.top_k(tokens, k + len(banned))
         out = [self.facts[i] for i, score in ranked if score > 0 and self.facts[i].lower() not in banned]
         return out[:k]
+
+
+class TruthContext:
+    """The second segment of a truth-scorer pair: the ``k`` facts BM25 retrieves for the statement
+    (joined by `` . ``), or nothing without a retriever."""
+
+    def __init__(self, retriever: FactRetriever | None = None, k: int = 0):
+        self.retriever, self.k = retriever, k
+
+    def pair(self, statement: str) -> tuple[str, str]:
+        if self.retriever is None or self.k <= 0:
+            return (statement, "")
+        return (statement, join_premises(self.retriever.retrieve(statement, self.k)))
 
 
 def premise_pairs_with_context(entailments: Iterable, retriever: FactRetriever, n_context: int = 5,
@@ -313,13 +327,15 @@ class TrainedEntailer:
     """The behaviours as three models trained here (premise Seq2Seq + truth and entailment CrossEncoders)."""
 
     def __init__(self, premise_generator, truth_scorer, entailment_scorer, max_new_tokens: int = 64,
-                 batch_size: int = 32, retriever: FactRetriever | None = None, n_context: int = 5):
+                 batch_size: int = 32, retriever: FactRetriever | None = None, n_context: int = 5,
+                 truth_context: TruthContext | None = None):
         for name, scorer in (("truth_scorer", truth_scorer), ("entailment_scorer", entailment_scorer)):
             if list(scorer.labels) != list(LABELS):
                 raise ValueError(f"{name} must have labels {list(LABELS)}, has {scorer.labels}")
         self.premise_generator, self.truth_scorer, self.entailment_scorer = premise_generator, truth_scorer, entailment_scorer
         self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
         self.retriever, self.n_context = retriever, n_context
+        self.truth_context = truth_context or TruthContext()
         self.malformed = 0
 
     def premise_inputs(self, hypotheses: Sequence[str]) -> list[str]:
@@ -352,7 +368,8 @@ class TrainedEntailer:
     def truth_scores(self, statements: Sequence[str]) -> list[float]:
         if not statements:
             return []
-        probabilities = self.truth_scorer.predict_proba([(s, "") for s in statements], progress=False)
+        probabilities = self.truth_scorer.predict_proba([self.truth_context.pair(s) for s in statements],
+                                                        progress=False)
         return probabilities[:, 1].astype(float).tolist()
 
     def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:

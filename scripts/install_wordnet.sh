@@ -4,7 +4,7 @@
 # are copied into $NLTK_DATA/corpora/wordnet (default .cache/nltk_data) with a generated lexnames file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY="${PYTHON:-.venv/bin/python}"
+PY="${PROOFBOOK_PYTHON:-.venv/bin/python}"
 if [ ! -f /usr/share/wordnet/data.noun ] || [ ! -f /usr/share/man/man5/lexnames.5WN.gz ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive

@@ -51,8 +51,9 @@ EVIDENCE_SYSTEMS = ("justification", "web-snippets", "web-summaries")
 class WildSettings:
     """Sizes of one run.  The full-size defaults fit the chapter's time budget (see the notebooks)."""
 
-    claim_only: VeracitySettings = VeracitySettings(max_length=64, epochs=1, batch_size=16, lr=5e-5)
-    evidence: VeracitySettings = VeracitySettings(max_length=160, epochs=2, batch_size=16, lr=5e-5)
+    # lr 1e-4: on 1,200 LIAR claims (1 epoch, loaded machine) it gave selection MAE 1.31 vs 1.41 at 5e-5
+    claim_only: VeracitySettings = VeracitySettings(max_length=64, epochs=1, batch_size=16, lr=1e-4)
+    evidence: VeracitySettings = VeracitySettings(max_length=160, epochs=2, batch_size=16, lr=1e-4)
     generator: GeneratorSettings = GeneratorSettings()
     summary_threshold: float = 0.4
     evidence_from_claim_only: bool = True   # the evidence classifier continues from the claim-only one

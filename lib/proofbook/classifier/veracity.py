@@ -153,6 +153,8 @@ class VeracityClassifier:
     def __init__(self, encoder, settings: VeracitySettings, train_result=None, counts: dict | None = None):
         self.encoder, self.settings, self.train_result = encoder, settings, train_result
         self.counts = counts or {}
+        self.summary: dict = {}          # training summary (counts, best selection MAE, speed); set by cached()
+        self.folder = None               # the cache folder of the weights; set by cached()
 
     @classmethod
     def train(cls, examples: Sequence[VeracityExample], settings: VeracitySettings,
@@ -181,7 +183,10 @@ class VeracityClassifier:
     @classmethod
     def cached(cls, kind: str, examples: Sequence[VeracityExample], settings: VeracitySettings, cache,
                progress: bool = True) -> "VeracityClassifier":
-        """Trained once per (settings, training examples) through the ArtifactCache."""
+        """Trained once per (settings, training examples) through the ArtifactCache.
+
+        When loaded from the cache, ``train_result`` is ``None`` and ``summary`` comes from the entry.
+        """
         from proofbook.models import CrossEncoder
         from proofbook.models.cache import fingerprint
 

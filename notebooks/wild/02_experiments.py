@@ -87,6 +87,8 @@ summaries = {"claim-only": models.claim_only.summary, "evidence": models.evidenc
 training["selection MAE"] = [summaries[name].get("best_selection_mae") for name in training.index]
 training["train / selection"] = [f"{summaries[n]['counts']['train']} / {summaries[n]['counts']['selection']}"
                                  for n in training.index]
+training["train seconds"] = [summaries[n].get("seconds") for n in training.index]
+training["examples/s"] = [summaries[n].get("examples_per_second") for n in training.index]
 training["max tokens"] = [settings.claim_only.max_length, settings.evidence.max_length]
 training["epochs"] = [settings.claim_only.epochs, settings.evidence.epochs]
 for name, s in sets.items():

@@ -123,3 +123,18 @@ def test_verdict_accuracy_counts_missing_proofs_as_wrong():
              SymmetricPair("3", "no claim", "ev", "SUPPORTS")]
     accuracy, best = verdict_accuracy(Gen(), pairs)
     assert accuracy == pytest.approx(1 / 3) and best[2] is None
+
+
+def test_threshold_calibration_picks_the_best_cut():
+    from proofbook.prover.proofgen import EvidenceSet
+    from proofbook.prover.sufficiency import calibrate_threshold
+
+    class Gen:   # sufficient selections get a confident S proof, insufficient ones an unsure S proof
+        def generate(self, claims, evidence, beam=5, constrained=True, batch_size=8):
+            return [[proof("==", -1.2 if c == "full" else -2.5)] for c in claims]
+
+    sets = [EvidenceSet("full", "1", (S["A:0"],), (S["A:0"],)), EvidenceSet("part", "2", (S["D:0"],), (), S["A:0"])]
+    found = calibrate_threshold(Gen(), sets, beam=2)
+    assert -2.5 <= found["threshold"] < -1.2 and found["n"] == 2
+    assert max(row["accuracy"] for row in found["table"]) == 1.0
+    assert any(row["threshold"] == -0.9 and row["accuracy"] == 0.5 for row in found["table"])

@@ -168,17 +168,20 @@ class EvidenceSet:
 
 
 def evidence_sets(tasks, max_claims: int, distractors: int, max_evidence: int, seed: int = 0,
-                  claims_per_task: dict | None = None) -> list[EvidenceSet]:
+                  claims_per_task: dict | None = None, skip: int = 0) -> list[EvidenceSet]:
     """For each training claim (at most ``max_claims`` per task): a sufficient and an insufficient selection.
 
     Distractors are sentences of other pages of the same corpus, drawn with ``seed``; the insufficient
-    selection drops one gold sentence (drawn) and adds one more distractor in its place.
+    selection drops one gold sentence (drawn) and adds one more distractor in its place.  ``skip`` passes
+    over the first claims of the seeded order (the generator trains on the first ``max_claims``; the
+    threshold calibration takes the next ones).
     """
     out = []
     for task in tasks:
         claims = (claims_per_task or {}).get(task.dataset) or task.train
         # a seeded order, not file order (HoVer's file is grouped by label)
         claims = sorted(claims, key=lambda c: hashlib.sha1(f"{seed}:order:{c.id}".encode()).hexdigest())
+        claims = [c for c in claims if c.gold_sentences][skip:]
         titles = task.corpus.titles
         kept = 0
         for claim in claims:

@@ -16,6 +16,16 @@ Aly & Vlachos 2022, §3 (``../shared/docs/papers.md`` §1, "Pipeline"):
 5. The sentences of the new documents are reranked with the claim plus the sentence the beam pointed to;
    the best of them join the selected sentences for the next hop.
 
+**Title sets of the hops** (``AdmiralConfig.hop_titles``).  ``"corpus"`` is the paper: every hop decodes
+over the prefix tree of all corpus titles.  ``"linked"`` is a stated departure for models trained on
+a CPU budget: each query's tree is narrowed to the titles *mentioned* in its input sentences (corpus
+string matches, :func:`proofbook.retrieval.pretraining.title_mentions` -- the closed-corpus stand-in
+for the Wikipedia hyperlinks GENRE is pre-trained on) followed by BM25's top ``linked_bm25_k`` pages
+for the claim plus those sentences; the hop model still chooses and orders the titles (and points at
+its sentence).  Measured: small seq2seq models trained here from scratch, with or without copy
+pre-training, learn only a prior over titles and do not copy a title from their input (top-1 0.000
+on HoVer hop 1), so over the full tree they add nothing; GENRE brings that skill from BART-large.
+
 **The ranked list** (``results.md``): the documents holding the selected sentences, in reranked order,
 then every hop's new documents in generation (beam-score) order, then the rest of the initial reranked
 list -- so that recall@10 compares like with like and iteration 1 alone (``initial``) is the same list
@@ -51,7 +61,7 @@ class AdmiralConfig:
     new_documents: int = 5       # new titles kept per hop
     top1: bool = False           # ablation: only the best beam of each hop
     hop_titles: str = "corpus"   # "corpus": prefix tree of all titles (paper); "linked": see below
-    linked_bm25_k: int = 20      # "linked": BM25 pages for claim + input sentences added to the mentions
+    linked_bm25_k: int = 0       # "linked": BM25 pages for claim + input sentences added to the mentions
 
 
 @dataclass
@@ -134,7 +144,8 @@ class Admiral:
             self._mentions = title_mentions(self.corpus)
         mentioned = [t for s in sentences for t in self._mentions.get(s.id, ())]
         query = " ".join([claim] + [s.text for s in sentences])
-        searched = [title for title, _ in self.index.search(query, k=self.config.linked_bm25_k)]
+        k = self.config.linked_bm25_k
+        searched = [title for title, _ in self.index.search(query, k=k)] if k > 0 else []
         return list(dict.fromkeys(mentioned + searched))
 
     def _hop_model(self, hop: int):

@@ -30,7 +30,7 @@ def test_input_format_and_ngrams():
 
 
 def test_constraint_accepts_a_proof_and_allows_only_operators_after_bracket(tokenizer):
-    constraint = proof_constraint(tokenizer, CLAIM, EVIDENCE, EOS)
+    constraint = proof_constraint(tokenizer, CLAIM, EVIDENCE, EOS, claim_spans="ngrams")
     target = "{ anne rice } [ anne rice ] = { was born in new jersey } [ was born in new orleans ] |"
     ids = tokenizer(target, add_special_tokens=False)["input_ids"]
     parsed = constraint.parse(ids + [EOS])
@@ -117,3 +117,16 @@ def test_newlines_never_reach_a_proof_string():
 
     assert proof_input("from NY. \nHe was", [("T", "a\n b")]) == "from NY. He was </s> T ; a b"
     assert ngrams("NY. \nHe")[1] == "NY. He" and clean(" a \n\t b ") == "a b"
+
+
+def test_chunk_constraint_forces_claim_order_and_coverage(tokenizer):
+    constraint = proof_constraint(tokenizer, CLAIM, EVIDENCE, EOS)          # chunks: Anne Rice | was born | in New Jersey
+    ok = "{ anne rice } [ anne rice ] = { was born } [ was born ] = { in new jersey } [ in new orleans ] |"
+    assert constraint.parse(tokenizer(ok, add_special_tokens=False)["input_ids"] + [EOS]) is not None
+    for bad in ("{ anne rice } [ anne rice ] =",                                        # stops before covering the claim
+                "{ was born } [ was born ] = { anne rice } [ anne rice ] = { in new jersey } [ rice ] ="):  # out of order
+        assert constraint.parse(tokenizer(bad, add_special_tokens=False)["input_ids"] + [EOS]) is None
+    first = constraint.allowed([])
+    assert first == [tokenizer.convert_tokens_to_ids("{")]
+    with pytest.raises(ValueError, match="claim_spans must be"):
+        proof_constraint(tokenizer, CLAIM, EVIDENCE, EOS, claim_spans="words")

@@ -21,9 +21,10 @@ to the dropped sentence are re-aligned to what is left and get independence ``#`
 teaching the prover that missing evidence leaves the claim unproven.  Every input also holds
 ``distractors`` sentences from other pages, shuffled with the gold ones.
 
-Departures, stated: the claim-span trie holds every claim n-gram, so "in claim order" is checked after
-decoding (:class:`~proofbook.prover.natlog.Proof` rejects out-of-order spans; such beams are dropped and
-counted) rather than enforced token by token; spans are lower-cased by the uncased MiniLM tokenizer; the
+Departures, stated: by default the claim spans are the claim's chunks in order (one triple each), which
+enforces "in claim order" token by token -- with the free n-gram trie (``claim_spans="ngrams"``) a small
+model repeats frequent n-grams out of order and such beams can only be dropped after decoding (measured:
+all beams of our CPU-trained generator); spans are lower-cased by the uncased MiniLM tokenizer; the
 model is :class:`proofbook.models.seq2seq.Seq2Seq` (a small BART trained from scratch, or MiniLM
 warm-started), not BART-large.
 """
@@ -67,25 +68,46 @@ def ngrams(text: str, max_words: int = MAX_NGRAM) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def proof_constraint(tokenizer, claim: str, evidence: Evidence, eos_token_id: int, max_steps: int | None = None):
-    """The :class:`~proofbook.retrieval.prefix_tree.SequenceConstraint` ``({ claim n-gram } [ evidence n-gram ] OP)+``."""
+def proof_constraint(tokenizer, claim: str, evidence: Evidence, eos_token_id: int, max_steps: int | None = None,
+                     claim_spans: str = "chunks"):
+    """The :class:`~proofbook.retrieval.prefix_tree.SequenceConstraint` of a proof of ``claim`` from ``evidence``.
+
+    ``claim_spans="ngrams"``: ``({ claim n-gram } [ evidence n-gram ] OP)+`` -- any 1-6-word claim n-gram
+    in each triple (claim order is then checked after decoding); ``"chunks"`` (default): the claim spans
+    are the claim's chunks (:func:`~proofbook.prover.alignment.chunk_claim`, 1-6-word n-grams) in claim
+    order, one triple each, so every output covers the claim in order -- the order the paper asks for,
+    enforced token by token.  Evidence spans come from the trie of evidence n-grams; after ``]`` only an
+    operator.
+    """
+    from proofbook.prover.alignment import chunk_claim
     from proofbook.retrieval.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segments
 
-    claim_grams = ngrams(claim)
+    if claim_spans not in ("chunks", "ngrams"):
+        raise ValueError(f"claim_spans must be 'chunks' or 'ngrams', got {claim_spans!r}")
+    claim_grams = ngrams(claim) if claim_spans == "ngrams" else [clean(c) for c in chunk_claim(claim)]
     evidence_grams = list(dict.fromkeys(g for _, sentence in evidence for g in ngrams(sentence)))
     if not claim_grams:
         raise ProofError(f"the claim has no words to prove: {claim!r}")
     if not evidence_grams:
         raise ProofError(f"no evidence words to align the claim {claim[:60]!r} to")
-    trees = []
-    for texts in ([f"{{ {g} }}" for g in claim_grams], [f"[ {g} ]" for g in evidence_grams], list(OPERATORS)):
-        tree = PrefixTree()
+
+    def tree(texts):
+        built = PrefixTree()
         for text, ids in zip(texts, encode_segments(tokenizer, texts)):
             if ids:
-                tree.add(ids, text)
-        trees.append(tree)
+                built.add(ids, text)
+        return built
+
+    evidence_tree, operator_tree = tree([f"[ {g} ]" for g in evidence_grams]), tree(list(OPERATORS))
+    if claim_spans == "chunks":
+        segments = []
+        for number, chunk in enumerate(claim_grams):
+            segments += [Segment(tree([f"{{ {chunk} }}"]), name=f"claim{number}"), Segment(evidence_tree, name="evidence"),
+                         Segment(operator_tree, name="operator")]
+        return SequenceConstraint(segments, eos_token_id, min_cycles=1, max_cycles=1)
     steps = max_steps or min(12, len(_WORDS.findall(claim)))
-    segments = [Segment(trees[0], name="claim"), Segment(trees[1], name="evidence"), Segment(trees[2], name="operator")]
+    segments = [Segment(tree([f"{{ {g} }}" for g in claim_grams]), name="claim"), Segment(evidence_tree, name="evidence"),
+                Segment(operator_tree, name="operator")]
     return SequenceConstraint(segments, eos_token_id, min_cycles=1, max_cycles=steps)
 
 
@@ -312,17 +334,18 @@ class ProofGenerator:
         return self.seq2seq.fit([(p.input, p.target) for p in proofs], config,
                                 dev_pairs=[(p.input, p.target) for p in dev] or None)
 
-    def constraint(self, claim: str, evidence: Evidence):
-        return proof_constraint(self.seq2seq.tokenizer, claim, evidence, self.seq2seq.eos_token_id)
+    def constraint(self, claim: str, evidence: Evidence, claim_spans: str = "chunks"):
+        return proof_constraint(self.seq2seq.tokenizer, claim, evidence, self.seq2seq.eos_token_id,
+                                claim_spans=claim_spans)
 
     def generate(self, claims: Sequence[str], evidence: Sequence[Evidence], beam: int = 5, num_return: int | None = None,
-                 constrained: bool = True, batch_size: int = 8) -> list[list[Proof]]:
+                 constrained: bool = True, batch_size: int = 8, claim_spans: str = "chunks") -> list[list[Proof]]:
         """Proofs per claim, best first; beams that do not read as a proof of the claim are dropped
         (:attr:`dropped` counts them)."""
         if len(claims) != len(evidence):
             raise ValueError(f"generate: {len(claims)} claims but {len(evidence)} evidence lists")
         inputs = [proof_input(c, e) for c, e in zip(claims, evidence)]
-        constraints = [self.constraint(c, e) for c, e in zip(claims, evidence)] if constrained else None
+        constraints = [self.constraint(c, e, claim_spans) for c, e in zip(claims, evidence)] if constrained else None
         outputs = self.seq2seq.generate(inputs, beam=beam, num_return=num_return or beam, constraints=constraints,
                                         batch_size=batch_size)
         self.dropped = 0

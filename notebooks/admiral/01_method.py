@@ -44,7 +44,7 @@ hover, feverous = load_task("hover", data_path), load_task("feverous_s", data_pa
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     hover, feverous = smoke_task(hover, seed=seed), smoke_task(feverous, seed=seed)
 components = experiments.train_components([hover, feverous], settings)
-retriever = experiments.build_admiral(hover, components, experiments.AdmiralConfig(beam=5) if smoke else experiments.AdmiralConfig())
+retriever = experiments.build_admiral(hover, components, experiments.book_config(smoke))
 
 example = next((c for c in hover.evaluation if c.num_hops == 3), hover.evaluation[0])
 print("claim:", example.claim)

@@ -63,14 +63,13 @@ from proofbook.viz import save_figure, use_style
 
 use_style()
 set_seed(seed)
-FULL_LIMIT = 150          # evaluation claims per dataset at full size (fits the chapter's time budget)
-n_claims = limit or (12 if smoke else FULL_LIMIT)
+n_claims = limit or (12 if smoke else experiments.FULL_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
 data_path = resolve_data_dir(data_dir)
 settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
-config = experiments.AdmiralConfig(hop_titles="linked", beam=5 if smoke else 25)
+config = experiments.book_config(smoke)
 results = Results("admiral/02_experiments", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
                                                   smoke=smoke, training=settings.__dict__), results_dir)
 print(f"data: {data_path}; {n_claims} evaluation claims per dataset; training settings: {settings}")

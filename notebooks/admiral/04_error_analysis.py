@@ -37,8 +37,7 @@ from proofbook.viz.retrieval import beams_frame, sentences_frame
 
 use_style()
 set_seed(seed)
-FULL_LIMIT = 150          # the experiments chapter's evaluation size
-n_claims = limit or (12 if smoke else FULL_LIMIT)
+n_claims = limit or (12 if smoke else experiments.FULL_LIMIT)
 data_path = resolve_data_dir(data_dir)
 settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
 results = Results("admiral/04_error_analysis", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
@@ -46,7 +45,7 @@ results = Results("admiral/04_error_analysis", dict(data_dir=str(data_path), spl
 tasks = {name: load_task(name, data_path) for name in ("hover", "feverous_s", "feverous_s+distractors")}
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     tasks = {name: smoke_task(task, seed=seed) for name, task in tasks.items()}
-config = experiments.AdmiralConfig(beam=5) if smoke else experiments.AdmiralConfig()
+config = experiments.book_config(smoke)
 components = experiments.train_components([tasks["hover"], tasks["feverous_s"]], settings)
 runs = {name: experiments.cached_run(tasks[name], components, tasks[name].evaluation[:n_claims], settings, config,
                                      progress=not smoke) for name in ("hover", "feverous_s+distractors")}

@@ -35,6 +35,8 @@ from proofbook.retrieval.tasks import RetrievalTask
 
 logger = logging.getLogger(__name__)
 
+#: evaluation claims per dataset at full size (02 and 04 share the run; fits the chapters' time budget)
+FULL_LIMIT = 150
 SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "admiral-fulltrie", "dense-mdr")
 
 
@@ -69,6 +71,11 @@ class Components:
     hop_models: dict[int, AutoregressiveRetriever]   # 0 = GENRE step, 1 = first autoregressive hop
     notjoint: AutoregressiveRetriever                # hop 1 without pointers (ablation)
     train_seconds: dict[str, float]
+
+
+def book_config(smoke: bool = False, **overrides) -> AdmiralConfig:
+    """The decoding config of the book's chapters: linked hop titles, beam 25 (5 in smoke runs)."""
+    return AdmiralConfig(**{"hop_titles": "linked", "beam": 5 if smoke else 25, **overrides})
 
 
 def _carve(claims: list, fraction: float) -> tuple[list, list]:

@@ -9,7 +9,7 @@ DATA_DIR ?= data
 # Extra pip options for torch, e.g. TORCH_PIP_OPTS="--index-url <PyTorch CPU index>" on other machines.
 TORCH_PIP_OPTS ?=
 
-.PHONY: install data notebooks book test test-unit clean help
+.PHONY: install wordnet data notebooks book test test-unit clean help
 
 help:
 	@echo "make book   - install, fetch the data, run every notebook (papermill), build the HTML book in _build/html"
@@ -29,10 +29,15 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
+# WordNet 3.0 for the lexical natural-logic baseline: Debian packages (apt-get as root when missing),
+# copied into .cache/nltk_data.  Without it the book's lexical baseline cannot run and its tests skip.
+wordnet: install
+	PROOFBOOK_PYTHON=$(BIN)/python scripts/install_wordnet.sh
+
 data: install
 	$(BIN)/python -m proofbook data --dest $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
 
-notebooks: data
+notebooks: data wordnet
 	PROOFBOOK_DATA=$(abspath $(DATA_DIR)) $(BIN)/python -m proofbook run-all
 
 book: notebooks
@@ -40,6 +45,7 @@ book: notebooks
 	@echo "The book is in _build/html/index.html"
 
 test: install
+	PROOFBOOK_PYTHON=$(BIN)/python scripts/install_wordnet.sh || echo "WordNet unavailable: its tests will be skipped"
 	$(BIN)/python -m pytest
 
 test-unit: install

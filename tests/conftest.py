@@ -32,3 +32,57 @@ def real_data_dir() -> Path:
     if path is None:
         pytest.skip("no real data directory (run `make data` or place ../shared/data beside the repo)")
     return path
+
+
+class SmokeRuns:
+    """Each notebook executed once per test session with ``smoke=True`` (memoised), sharing one model cache.
+
+    Smoke runs train tiny models; chapters of one paper reuse each other's (the cache is keyed by config
+    and data, exactly as in the book), so running every notebook once keeps ``make test`` short.  Results
+    and figures go to a temporary folder per notebook, never over the committed ones.
+    """
+
+    def __init__(self, root: Path, data_dir: Path):
+        self.root, self.data_dir, self.done = root, data_dir, {}
+
+    def __call__(self, notebook: str) -> dict:
+        """``notebook`` like ``"admiral/02_experiments"``; returns the executed copy, results and figures."""
+        if notebook not in self.done:
+            self.done[notebook] = self._run(notebook)
+        outcome = self.done[notebook]
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def _run(self, notebook: str):
+        from proofbook import runner
+        from proofbook.results import load_results
+
+        source = runner.NOTEBOOKS / f"{notebook}.py"
+        folder = self.root / notebook.replace("/", "__")
+        env = {"PROOFBOOK_DATA": str(self.data_dir), "PROOFBOOK_CACHE": str(self.root / "cache")}
+        saved = {name: os.environ.get(name) for name in [*env, "OPENAI_BASE_URL", "OPENAI_API_KEY", "PROOFBOOK_LLM_MODEL"]}
+        os.environ.update(env)
+        for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PROOFBOOK_LLM_MODEL"):   # no LLM endpoint in tests
+            os.environ.pop(name, None)
+        try:
+            params = {"smoke": True, "results_dir": str(folder / "results"), "figures_dir": str(folder / "figures")}
+            executed = runner.run_notebook(source, params, output=folder / f"{source.stem}.ipynb", progress=False)
+            results = {path: load_results(path) for path in sorted((folder / "results").rglob("*.json"))}
+            return {"source": source, "executed": executed, "results": results,
+                    "rows": [row for data in results.values() for row in data["rows"]],
+                    "figures": sorted((folder / "figures").rglob("*.svg"))}
+        except Exception as err:  # noqa: BLE001 - remembered, so every test of this notebook reports it
+            return err
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def smoke_run(real_data_dir, tmp_path_factory) -> SmokeRuns:
+    """``smoke_run("paper/NN_name")``: that notebook's smoke execution (run once per session)."""
+    return SmokeRuns(tmp_path_factory.mktemp("smoke-notebooks"), real_data_dir)

@@ -1,37 +1,30 @@
 """The natural-logic chapters (admiral/05, admiral/06) run end to end in smoke mode on the real data.
 
-Modelled on tests/test_notebooks.py: papermill through the runner, results and figures in a temporary folder,
-the smoke models in a temporary cache, then the results file checked against results.md's names.
+Executed once per session by the ``smoke_run`` fixture (tests/conftest.py); here the results file is checked
+against results.md's names.
 """
 import pytest
-
-from proofbook import runner
-from proofbook.results import load_results
 
 pytestmark = pytest.mark.notebook
 
 
-def run(stem, real_data_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("PROOFBOOK_DATA", str(real_data_dir))
-    monkeypatch.setenv("PROOFBOOK_CACHE", str(tmp_path / "cache"))  # smoke models never touch the real cache
-    source = runner.NOTEBOOKS / "admiral" / f"{stem}.py"
-    params = {"smoke": True, "results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures")}
-    runner.run_notebook(source, params, output=tmp_path / f"{stem}.ipynb", progress=False)
-    data = load_results(tmp_path / "results" / "admiral" / f"{stem}.json")
+def rows_of(stem, smoke_run):
+    run = smoke_run(f"admiral/{stem}")
+    [data] = run["results"].values()
     assert data["params"]["smoke"] is True and data["rows"]
-    assert list((tmp_path / "figures").rglob("*.svg"))
+    assert run["figures"]
     return data["rows"]
 
 
-def test_natural_logic_chapter_smoke(real_data_dir, tmp_path, monkeypatch):
-    rows = run("05_natural_logic", real_data_dir, tmp_path, monkeypatch)
+def test_natural_logic_chapter_smoke(smoke_run):
+    rows = rows_of("05_natural_logic", smoke_run)
     metrics = {(r["system"], r["metric"]) for r in rows}
     assert ("operator-model", "accuracy") in metrics and ("natlog-automaton", "verdict_acc") in metrics
     assert {f"recall/{op}" for op in "=<>!|#"} <= {m for s, m in metrics if s == "operator-model"}
 
 
-def test_sufficiency_chapter_smoke(real_data_dir, tmp_path, monkeypatch):
-    rows = run("06_sufficiency", real_data_dir, tmp_path, monkeypatch)
+def test_sufficiency_chapter_smoke(smoke_run):
+    rows = rows_of("06_sufficiency", smoke_run)
     systems = ("suff-natlog", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
     for dataset in ("hover", "feverous_s+distractors"):
         for system in systems:

@@ -1,13 +1,12 @@
 """The claims-in-the-wild chapters run end to end with ``smoke=True`` on the real data.
 
-Modelled on ``tests/test_notebooks.py``: each notebook is executed through the runner (papermill) with
-results and figures in a temporary folder and a temporary artifact cache, then its results JSON is
-checked; ``02_experiments`` must write every row named in ``results.md``.
+Each notebook is executed once per session by the ``smoke_run`` fixture (``tests/conftest.py``: the
+runner, results and figures in a temporary folder, a temporary model cache, no LLM endpoint); here its
+results JSON is checked: ``02_experiments`` must write every row named in ``results.md``.
 """
 import pytest
 
 from proofbook import runner
-from proofbook.results import load_results
 
 pytestmark = pytest.mark.notebook
 
@@ -16,19 +15,10 @@ CLAIMDECOMP_TEST = ("claim-only", "justification", "web-snippets", "web-summarie
 METRICS = ("accuracy", "macro_f1", "mae", "soft_accuracy")
 
 
-def run(source, real_data_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("PROOFBOOK_DATA", str(real_data_dir))
-    monkeypatch.setenv("PROOFBOOK_CACHE", str(tmp_path / "cache"))
-    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PROOFBOOK_LLM_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    params = {"smoke": True, "results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures")}
-    runner.run_notebook(source, params, output=tmp_path / f"{source.stem}.ipynb", progress=False)
-    return load_results(tmp_path / "results" / "wild" / f"{source.stem}.json")
-
-
 @pytest.mark.parametrize("source", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_wild_notebook_smoke(source, real_data_dir, tmp_path, monkeypatch):
-    data = run(source, real_data_dir, tmp_path, monkeypatch)
+def test_wild_notebook_smoke(source, smoke_run):
+    run = smoke_run(f"wild/{source.stem}")
+    [data] = run["results"].values()
     assert data["rows"] and data["params"]["smoke"] is True
     keys = {(r["dataset"], r["split"], r["system"], r["metric"]) for r in data["rows"]}
     if source.stem == "02_experiments":
@@ -41,6 +31,6 @@ def test_wild_notebook_smoke(source, real_data_dir, tmp_path, monkeypatch):
         for r in data["rows"]:
             if r["metric"] != "mae":
                 assert 0 <= r["value"] <= 1, r
-        assert list((tmp_path / "figures" / "wild").glob("*.svg"))
+        assert run["figures"]
     if source.stem == "01_method":
         assert ("claimdecomp", "test", "pipeline-cached-extractive", "seconds_per_claim") in keys

@@ -71,7 +71,7 @@ if splits != ["dev"]:
 data_path = resolve_data_dir(data_dir)
 settings = sufficiency.SufficiencySettings.smoke(seed) if smoke else sufficiency.SufficiencySettings(seed=seed)
 retrieval_settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
-beam = 5 if smoke else experiments.AdmiralConfig().beam
+beam = experiments.book_config(smoke).beam
 results = Results("admiral/06_sufficiency", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
                                                   smoke=smoke, iterations=settings.iterations, proof_beam=settings.beam,
                                                   calibration_claims=settings.calibration_claims), results_dir)
@@ -225,7 +225,7 @@ checks
 # %%
 check_claims = claims_by_dataset["hover"][:2 if smoke else 5]
 hooked = experiments.build_admiral(tasks["hover"], components,
-                                   experiments.AdmiralConfig(iterations=settings.iterations, beam=beam),
+                                   experiments.book_config(smoke, iterations=settings.iterations),
                                    sufficiency=prover.natlog(settings))
 live = hooked.retrieve_many([c.claim for c in check_claims], progress=False)
 replayed = runs["hover"]["suff-natlog"].stops[:len(check_claims)]

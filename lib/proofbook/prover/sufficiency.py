@@ -449,7 +449,7 @@ def cached_traces(task, components, claims, retrieval_settings, iterations: int 
     from proofbook.retrieval import experiments
 
     cache = cache or ArtifactCache()
-    config = experiments.AdmiralConfig(iterations=iterations, beam=beam)
+    config = experiments.book_config(iterations=iterations, beam=beam)
     key = {"settings": dataclasses.asdict(retrieval_settings), "config": dataclasses.asdict(config),
            "dataset": task.dataset, "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]),
            "claims": fingerprint(list(claims))}

@@ -137,8 +137,8 @@ glue("acc_after", f"{after.accuracy:.3f}", display=False)
 changed
 
 # %% [markdown]
-# After {glue:text}`n_taught` corrections, the memory was consulted in the proofs of {glue:text}`n_used`
-# questions and {glue:text}`n_changed` answers changed; accuracy went from {glue:text}`acc_before` to
+# After {glue:text}`n_taught` corrections, a taught belief entered the search (a chosen premise or a candidate's)
+# of {glue:text}`n_used` questions and {glue:text}`n_changed` answers changed; accuracy went from {glue:text}`acc_before` to
 # {glue:text}`acc_after`.  Because the simulated user marks premises false without checking them, this measures
 # the *mechanism* (corrections reach later proofs and can change answers), not the value of real corrections.
 #

@@ -102,6 +102,7 @@ def test_loop_guard_and_memory_override():
     x = [n for n in taught.walk() if n.statement == "x"][0]
     assert x.source == "memory" and x.direct == 0.0
     assert taught.candidates[0].rejected  # a premise now scores 0 < 0.5
+    assert taught.candidates[0].premise_sources == ("model", "memory") and taught.memory_uses() == 2
 
 
 def test_answers_direct_entailer_and_combined():

@@ -678,7 +678,7 @@ def memory_demo(run: SystemRun, questions, components: Components, settings: Set
     after = SystemRun(run.system, again, run.gold)
     changes = []
     for q, before_answer, after_answer, b, a in zip(questions, run.answers, again, run.predictions(), after.predictions()):
-        touched = sum(n.source == "memory" for o in after_answer.options for n in o.tree.walk())
+        touched = sum(o.tree.memory_uses() for o in after_answer.options)
         changes.append({"question": q.id, "gold": q.answer_key, "before": b, "after": a,
                         "memory beliefs used": touched})
     return {"taught": taught, "after": after, "changes": changes}

@@ -193,13 +193,14 @@ def _expand_level(nodes: list[ProofNode], ancestors: dict[int, set[str]], top: b
         node.candidates = []
         for premises in candidates:
             direct = tuple(scorer.direct(p)[0] for p in premises)
+            sources = tuple(scorer.direct(p)[1] for p in premises)
             entailment = scorer.entailment(premises, node.statement)
             reasons = []
             if min(direct) < config.threshold:
                 reasons.append(f"premise score {min(direct):.2f} < {config.threshold}")
             if entailment < config.threshold:
                 reasons.append(f"inference score {entailment:.2f} < {config.threshold}")
-            node.candidates.append(Candidate(premises, direct, entailment, "; ".join(reasons) or None))
+            node.candidates.append(Candidate(premises, direct, entailment, "; ".join(reasons) or None, sources))
         stats.rejected += sum(c.rejected is not None for c in node.candidates)
         survivors = [c for c in node.candidates if c.rejected is None]
         pool = survivors or (node.candidates if top else [])

@@ -36,6 +36,8 @@ class Candidate:
     premise_scores: tuple[float, ...]
     entailment: float
     rejected: str | None = None
+    #: where each premise score came from: "model" or "memory" (a taught belief)
+    premise_sources: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -84,6 +86,11 @@ class ProofNode:
         for premise in self.premises:
             yield from premise.walk()
 
+    def memory_uses(self) -> int:
+        """How many premise scores in this tree (chosen nodes and every candidate) came from the memory."""
+        return sum((node.source == "memory") + sum(s == "memory" for c in node.candidates for s in c.premise_sources)
+                   for node in self.walk())
+
     def leaves(self) -> list["ProofNode"]:
         return [node for node in self.walk() if not node.expanded]
 
@@ -98,7 +105,8 @@ class ProofNode:
                 "entailment": self.entailment, "note": self.note,
                 "premises": [p.to_dict() for p in self.premises],
                 "candidates": [{"premises": list(c.premises), "premise_scores": list(c.premise_scores),
-                                "entailment": c.entailment, "rejected": c.rejected} for c in self.candidates]}
+                                "entailment": c.entailment, "rejected": c.rejected,
+                                "premise_sources": list(c.premise_sources)} for c in self.candidates]}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ProofNode":
@@ -106,7 +114,8 @@ class ProofNode:
                    depth=data.get("depth", 0), entailment=data.get("entailment"), note=data.get("note", ""),
                    premises=[cls.from_dict(p) for p in data.get("premises", [])],
                    candidates=[Candidate(tuple(c["premises"]), tuple(c["premise_scores"]), c["entailment"],
-                                         c.get("rejected")) for c in data.get("candidates", [])])
+                                         c.get("rejected"), tuple(c.get("premise_sources", ())))
+                               for c in data.get("candidates", [])])
 
 
 def _scores(node: ProofNode) -> str:
@@ -129,7 +138,9 @@ def _text_children(node: ProofNode, prefix: str, lines: list[str], candidates: b
     if candidates and node.candidates:
         for candidate in node.candidates:
             mark = "x" if candidate.rejected else "+"
-            premises = " & ".join(f"{p} ({s:.2f})" for p, s in zip(candidate.premises, candidate.premise_scores))
+            sources = candidate.premise_sources or ("model",) * len(candidate.premises)
+            premises = " & ".join(f"{p} ({s:.2f}{', memory' if src == 'memory' else ''})"
+                                  for p, s, src in zip(candidate.premises, candidate.premise_scores, sources))
             why = f" -- rejected: {candidate.rejected}" if candidate.rejected else ""
             lines.append(f"{prefix}  {mark} candidate: {premises} => entail {candidate.entailment:.2f}, "
                          f"score {candidate.score:.2f}{why}")

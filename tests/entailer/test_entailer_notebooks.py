@@ -1,13 +1,12 @@
 """The Entailer chapters run end to end with ``smoke=True`` on the real data, and write the rows results.md names.
 
-Modelled on ``tests/test_notebooks.py``: each chapter runs through the runner (papermill) with results and
-figures in a temporary folder and a temporary model cache, then its results JSON is checked.
+Each chapter is executed once per session by the ``smoke_run`` fixture (``tests/conftest.py``: the runner,
+results and figures in a temporary folder, one shared temporary model cache); here its results JSON is checked.
 """
 
 import pytest
 
 from proofbook import runner
-from proofbook.results import load_results
 
 pytestmark = pytest.mark.notebook
 
@@ -16,22 +15,12 @@ SYSTEMS = {"direct", "entailer-greedy-d1", "entailer-greedy-d3", "entailer-sampl
            "entailer+direct-d1", "entailer+direct-d3", "direct-all"}
 
 
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory):
-    """One smoke model cache for the three chapters (they share models and runs, as in the book)."""
-    return tmp_path_factory.mktemp("entailer-cache")
-
-
 @pytest.mark.parametrize("source", CHAPTERS, ids=[runner.notebook_id(p) for p in CHAPTERS])
-def test_entailer_notebook_smoke(source, real_data_dir, tmp_path, monkeypatch, shared_cache):
-    monkeypatch.setenv("PROOFBOOK_DATA", str(real_data_dir))
-    monkeypatch.setenv("PROOFBOOK_CACHE", str(shared_cache))
-    params = {"smoke": True, "results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures")}
-    runner.run_notebook(source, params, output=tmp_path / f"{source.stem}.ipynb", progress=False)
-    [path] = sorted((tmp_path / "results").rglob("*.json"))
-    data = load_results(path)
+def test_entailer_notebook_smoke(source, smoke_run):
+    run = smoke_run(runner.notebook_id(source))
+    [data] = run["results"].values()
     assert data["params"]["smoke"] is True and data["rows"]
-    assert list((tmp_path / "figures" / "entailer").glob("*.svg"))
+    assert run["figures"]
     rows = {(r["dataset"], r["split"], r["system"], r["metric"]) for r in data["rows"]}
     if source.stem == "02_experiments":
         for system in SYSTEMS:

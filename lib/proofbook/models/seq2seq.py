@@ -141,10 +141,13 @@ class Seq2Seq:
         """Any local seq2seq checkpoint folder with its tokenizer; missing special ids come from the tokenizer."""
         tokenizer = load_tokenizer(folder)
         model = load_seq2seq(folder)
-        generation, ids = model.generation_config, special_token_ids(tokenizer)
+        generation = model.generation_config
         kept = {name: first_id(getattr(generation, name))
                 for name in ("pad_token_id", "eos_token_id", "decoder_start_token_id")}
-        set_special_token_ids(model, **{k: ids[k] if v is None else v for k, v in kept.items()})
+        if any(v is None for v in kept.values()):  # T5 tokenizers have no CLS/BOS: ask only when needed
+            ids = special_token_ids(tokenizer)
+            kept = {k: ids[k] if v is None else v for k, v in kept.items()}
+        set_special_token_ids(model, **kept)
         return cls(model, tokenizer, backend="checkpoint", **kwargs)
 
     # -- encoding

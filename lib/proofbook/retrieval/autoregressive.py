@@ -315,10 +315,13 @@ class AutoregressiveRetriever:
         """
         tokenizer = load_tokenizer(folder)
         model = load_seq2seq(folder)
-        config, ids = model.generation_config, special_token_ids(tokenizer)
+        config = model.generation_config
         kept = {name: first_id(getattr(config, name)) for name in ("pad_token_id", "eos_token_id",
                                                                      "decoder_start_token_id")}
-        set_special_token_ids(model, **{name: ids[name] if value is None else value for name, value in kept.items()})
+        if any(value is None for value in kept.values()):  # T5 tokenizers have no CLS/BOS: ask only when needed
+            ids = special_token_ids(tokenizer)
+            kept = {name: ids[name] if value is None else value for name, value in kept.items()}
+        set_special_token_ids(model, **kept)
         return cls(model, tokenizer, titles, hop=hop, backend="checkpoint", **kwargs)
 
     def use_titles(self, titles: Iterable[str] | TitleTrie) -> None:

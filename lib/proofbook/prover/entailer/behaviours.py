@@ -396,34 +396,14 @@ def _check_t5_folder(folder: os.PathLike | str) -> Path:
     return path
 
 
-def _t5_seq2seq(folder: Path, **kwargs):
-    """A Seq2Seq on a T5 folder.  T5 has no BOS/CLS token, so the special ids come from the model's own
-    config (T5: decoder start = pad = 0, eos = 1) rather than from the tokenizer."""
-    from proofbook.models.loading import load_seq2seq, load_tokenizer, set_special_token_ids
-    from proofbook.models.seq2seq import Seq2Seq, first_id
-
-    tokenizer = load_tokenizer(folder)
-    model = load_seq2seq(folder)
-    ids = {}
-    for name, fallback in (("pad_token_id", tokenizer.pad_token_id), ("eos_token_id", tokenizer.eos_token_id),
-                           ("decoder_start_token_id", tokenizer.pad_token_id)):
-        value = first_id(getattr(model.generation_config, name, None))
-        value = first_id(getattr(model.config, name, None)) if value is None else value
-        if value is None:
-            value = fallback
-        if value is None:
-            raise CheckpointError(folder, f"neither the model config nor the tokenizer gives {name}")
-        ids[name] = value
-    set_special_token_ids(model, **ids)
-    return Seq2Seq(model, tokenizer, backend="checkpoint", **kwargs)
-
-
 class EntailerCheckpoint:
     """A local Entailer T5 folder (``allenai/entailer-large`` or ``-11b``) driven in the official formats."""
 
     def __init__(self, folder: os.PathLike | str, max_new_tokens: int = 96, batch_size: int = 8, **kwargs):
         path = _check_t5_folder(folder)
-        self.model = _t5_seq2seq(path, **kwargs)
+        from proofbook.models.seq2seq import Seq2Seq
+
+        self.model = Seq2Seq.from_checkpoint(path, **kwargs)
         self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
         self.malformed = 0
         self._lengths = {t: len(self.model.encode_target(t)) for slot in (formats.VALID, formats.IMPLIED)

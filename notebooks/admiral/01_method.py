@@ -90,12 +90,23 @@ print(encoder_input)
 
 # %% [markdown]
 # The decoder writes a pointer `< E i >` to one input sentence, then `[ Title ]`.  At every step the prefix tree
-# allows only tokens that continue a valid pointer (only the input's 4 pointers exist) or a valid corpus
-# title -- the table shows, for the best beam, how many tokens were allowed at each step and a few of them.
+# allows only tokens that continue a valid pointer (only the input's pointers exist) or a valid title.  The
+# paper's tree holds every corpus title; the book's `admiral` narrows it, for each input, to the *linked* titles:
+# the corpus titles mentioned in the input sentences (see the experiments chapter for why).  Here there are
+# {glue:text}`n_linked`:
+
+# %%
+linked = retriever.linked_titles(example.claim, hop.input_sentences)
+glue("n_linked", len(linked), display=False)
+pd.DataFrame({"linked title": linked, "gold": [t in example.gold_titles for t in linked]})
+
+# %% [markdown]
+# The table shows, for the best beam, how many tokens the narrowed tree allowed at each step and a few of them
+# (over the full tree the title steps allow many more).
 
 # %%
 best = hop.beams[0] if hop.beams else None
-decoding_steps(model, len(hop.input_sentences), best) if best else "no beam"
+decoding_steps(model, len(hop.input_sentences), best, titles=linked) if best else "no beam: no linked title"
 
 # %% [markdown]
 # The beams (beam 25; titles already retrieved in iteration 1 removed), with their length-normalised

@@ -29,14 +29,15 @@ def beams_frame(beams, gold: Sequence[str], top: int = 10) -> pd.DataFrame:
                           "score": round(float(b.score), 3), "gold": b.title in gold} for b in beams[:top]])
 
 
-def decoding_steps(model, n_sentences: int, beam, show: int = 6) -> pd.DataFrame:
+def decoding_steps(model, n_sentences: int, beam, show: int = 6, titles=None) -> pd.DataFrame:
     """The prefix tree at work: for each step of ``beam``'s output, how many tokens were allowed.
 
     ``model`` is an :class:`~proofbook.retrieval.autoregressive.AutoregressiveRetriever`; the output is
     re-encoded from the beam's pointers and title, and the constraint is asked, step by step, which tokens
-    may follow the prefix (the same function ``generate()`` calls).
+    may follow the prefix (the same function ``generate()`` calls).  ``titles`` narrows the prefix tree
+    to those titles, as ``AdmiralConfig(hop_titles="linked")`` does.
     """
-    constraint = model.constraint(n_sentences)
+    constraint = model.constraint(n_sentences, model.title_trie.restricted(titles) if titles is not None else None)
     target = model.encode_target(beam.title, getattr(beam, "pointers", ()))
     rows = []
     for step, token in enumerate(target):

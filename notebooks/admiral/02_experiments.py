@@ -138,7 +138,7 @@ sns.barplot(data=plot, x="recall@5", y="dataset", hue="system", ax=left, orient=
 left.set_xlim(0, 1)
 left.set_title("Recall@5 by dataset")
 left.set_ylabel("")
-left.legend(loc="lower left", fontsize=8)
+left.legend(loc="upper center", bbox_to_anchor=(0.8, -0.18), ncol=4, fontsize=8)
 hop_long = by_hops.reset_index().melt(id_vars="system", var_name="hops", value_name="recall@5")
 hop_long["hops"] = hop_long["hops"].str.replace("recall@5/", "")
 sns.barplot(data=hop_long, x="hops", y="recall@5", hue="system", ax=right, legend=False)

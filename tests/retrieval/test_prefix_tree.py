@@ -32,7 +32,7 @@ def test_prefix_tree_children_membership_values():
     with pytest.raises(KeyError):
         tree.value([1])
     assert dict(tree.items()) == {(1, 2): "ab", (1, 2, 3): "a", (1, 2, 4): "b", (5,): "c"}
-    assert tree.n_nodes() == 6 and tree.approx_bytes() > 0
+    assert tree.n_nodes() == 6 and tree.approx_bytes() > 0 and tree.compact_bytes() == 48
 
 
 def test_prefix_tree_keeps_the_first_value_and_accepts_tensors():

@@ -70,5 +70,6 @@ def admiral_index(corpus: Corpus, tokenizer) -> dict:
     trie = TitleTrie.from_titles(corpus.titles, tokenizer)
     seconds = time.perf_counter() - start
     return {"bm25": bm25, "trie": trie, "index_bytes": bm25.nbytes + trie.approx_bytes(), "index_build_s": seconds,
-            "bm25_bytes": bm25.nbytes, "trie_bytes": trie.approx_bytes()}
+            "bm25_bytes": bm25.nbytes, "trie_bytes": trie.approx_bytes(),
+            "index_bytes_compact": bm25.nbytes + trie.compact_bytes()}
 

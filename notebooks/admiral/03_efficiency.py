@@ -157,7 +157,8 @@ plt.show()
 # per page, with 768-d vectors, for millions of pages), while AdMIRaL's prefix tree is measured as Python
 # objects, tens of bytes per token of every title.  Stored flat, as a serialised trie would be (8 bytes per node),
 # AdMIRaL's index takes {glue:text}`admiral_compact_mb_x1` MB (dense / AdMIRaL = {glue:text}`compact_ratio`;
-# metric `index_bytes_compact`).  AdMIRaL's latency, decoding over the full title tree, is
+# metric `index_bytes_compact`): what remains is mostly the BM25 page matrix, which at a few thousand pages is
+# about as large as one vector per page.  AdMIRaL's latency, decoding over the full title tree, is
 # {glue:text}`admiral_latency_x1` s per claim on `hover-x1` (the paper: 2.87 s on a GPU; the goal on 2
 # CPU cores: at most 1.5 s), and changes by a factor of {glue:text}`latency_growth` at x{glue:text}`last_factor`:
 # BM25 and the larger tree cost a little more, generation and reranking dominate.

@@ -31,7 +31,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from proofbook.corpus import Corpus, Sentence
-from proofbook.retrieval.autoregressive import RetrievalExample
+from proofbook.retrieval.autoregressive import RetrievalExample, _negative_sampler
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
 MIN_SURFACE_CHARS = 4
@@ -88,7 +88,7 @@ def copy_examples(corpus: Corpus, hop: int, *, max_sentences: int = 4, seed: int
     if hop < 0:
         raise ValueError(f"hop must be >= 0, got {hop}")
     mentions = title_mentions(corpus) if mentions is None else mentions
-    all_ids = [s.id for s in corpus.sentences()]
+    draw = _negative_sampler(corpus)
     examples: list[RetrievalExample] = []
     for sid, titles in mentions.items():
         sentence = corpus.sentence(sid)
@@ -101,7 +101,7 @@ def copy_examples(corpus: Corpus, hop: int, *, max_sentences: int = 4, seed: int
             if claim is None:
                 continue
             avoid = {sentence.title, *titles}
-            negatives = _draw(corpus, all_ids, rng, max_sentences - 1, avoid)
+            negatives = draw(rng, max_sentences - 1, avoid)
             inputs = [sentence] + negatives
             rng.shuffle(inputs)
             examples.append(RetrievalExample(claim, tuple(inputs), (inputs.index(sentence),), target, titles))
@@ -115,13 +115,3 @@ def _pseudo_claim(corpus: Corpus, sentence: Sentence) -> str | None:
     others = [s for s in page.sentences if s != sentence.text and s.strip()]
     return others[0] if others else None
 
-
-def _draw(corpus: Corpus, ids: list[tuple[str, int]], rng: random.Random, count: int, avoid: set[str]) -> list[Sentence]:
-    chosen: dict[tuple[str, int], None] = {}
-    for _ in range(50 * count + 50):
-        if len(chosen) == count:
-            break
-        sid = ids[rng.randrange(len(ids))]
-        if sid[0] not in avoid:
-            chosen[sid] = None
-    return [corpus.sentence(sid) for sid in chosen]

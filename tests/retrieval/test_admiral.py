@@ -40,6 +40,10 @@ class Reranker:
         sentences = [((t, i), 1.0 - self.order.index(t) / 10 - i / 100) for t in titles for i in range(2)]
         return Result(titles, sorted(sentences, key=lambda p: -p[1])[:top_sentences])
 
+    def rerank_many(self, claims, titles, corpus, top_sentences=5, max_documents=10, contexts=None):
+        contexts = contexts or [None] * len(claims)
+        return [self.rerank(c, t, corpus, top_sentences, max_documents, x) for c, t, x in zip(claims, titles, contexts)]
+
 
 @dataclass
 class Beam:

@@ -176,13 +176,16 @@ class Admiral:
         genre = self.hop_models.get(0)
         genre_beams = (genre.generate_batch([(c, []) for c in claims], beam=cfg.genre_beams)
                        if genre is not None else [[] for _ in claims])
-        traces = []
+        searched, candidate_lists = [], []
         for claim, beams in tqdm(list(zip(claims, genre_beams)), desc="initial retrieval", disable=not progress):
             bm25 = self.index.search(claim, k=cfg.bm25_k)
             genre_titles = [b.title for b in beams if b.title in self.corpus][:cfg.genre_keep]
-            candidates = list(dict.fromkeys(genre_titles + [title for title, _ in bm25]))
-            result = self.reranker.rerank(claim, candidates[:cfg.rerank_documents], self.corpus,
-                                          top_sentences=cfg.top_sentences, max_documents=cfg.rerank_documents)
+            searched.append(bm25)
+            candidate_lists.append(list(dict.fromkeys(genre_titles + [title for title, _ in bm25])))
+        reranked = self.reranker.rerank_many(claims, [c[:cfg.rerank_documents] for c in candidate_lists], self.corpus,
+                                             top_sentences=cfg.top_sentences, max_documents=cfg.rerank_documents)
+        traces = []
+        for claim, bm25, beams, candidates, result in zip(claims, searched, genre_beams, candidate_lists, reranked):
             selected = [(self.corpus.sentence(sid), score) for sid, score in result.sentences]
             trace = RetrievalTrace(claim, bm25, beams, candidates, list(result.documents), selected, list(selected))
             trace.stopped_by_sufficiency = self._sufficient(trace)
@@ -204,32 +207,41 @@ class Admiral:
                 candidates = [self.linked_titles(t.claim, sents) for t, sents in zip(active, inputs)]
             all_beams = model.generate_batch([(t.claim, sents) for t, sents in zip(active, inputs)], beam=cfg.beam,
                                              candidates=candidates)
-            for trace, sentences, beams, seen in tqdm(list(zip(active, inputs, all_beams, retrieved)),
-                                                      desc=f"iteration {iteration}", disable=not progress):
+            kept_beams = []
+            for trace, beams, seen in zip(active, all_beams, retrieved):
                 beams = [b for b in beams if b.title not in seen and b.title in self.corpus]
-                kept = beams[:1] if cfg.top1 else beams[:cfg.new_documents]
-                new_documents = [b.title for b in kept]
-                new_sentences = self._rerank_new(trace.claim, kept, sentences)
-                trace.hops.append(HopTrace(iteration, sentences, beams, new_documents, new_sentences))
-                trace.selected = sorted(trace.selected + new_sentences, key=lambda pair: -pair[1])[:cfg.top_sentences]
+                kept_beams.append((beams, beams[:1] if cfg.top1 else beams[:cfg.new_documents]))
+            new_sentences = self._rerank_new([t.claim for t in active], [kept for _, kept in kept_beams], inputs)
+            for trace, sentences, (beams, kept), found in zip(active, inputs, kept_beams, new_sentences):
+                trace.hops.append(HopTrace(iteration, sentences, beams, [b.title for b in kept], found))
+                trace.selected = sorted(trace.selected + found, key=lambda pair: -pair[1])[:cfg.top_sentences]
                 trace.stopped_by_sufficiency = self._sufficient(trace)
         elapsed = time.perf_counter() - start
         for trace in traces:
             trace.seconds = elapsed / max(1, len(traces))
         return traces
 
-    def _rerank_new(self, claim: str, beams: list, sentences: list[Sentence]) -> list[tuple[Sentence, float]]:
-        """Rerank the new documents' sentences with the claim plus the sentence each beam pointed to."""
-        scored: dict[tuple[str, int], tuple[Sentence, float]] = {}
-        for beam in beams:
-            pointed = [sentences[i] for i in getattr(beam, "pointers", ()) if i < len(sentences)]
-            context = pointed[0].text if pointed else None
-            result = self.reranker.rerank(claim, [beam.title], self.corpus, top_sentences=self.config.top_sentences,
-                                          max_documents=1, context=context)
+    def _rerank_new(self, claims: Sequence[str], kept: Sequence[list], inputs: Sequence[list[Sentence]]
+                    ) -> list[list[tuple[Sentence, float]]]:
+        """Rerank each new document's sentences with the claim plus the sentence its beam pointed to.
+
+        One batched reranker pass for every claim's new documents; a sentence reached by two beams keeps its
+        best score.  Returns, per claim, its new sentences best first.
+        """
+        requests = []   # (claim position, claim, title, context sentence)
+        for position, (claim, beams, sentences) in enumerate(zip(claims, kept, inputs)):
+            for beam in beams:
+                pointed = [sentences[i] for i in getattr(beam, "pointers", ()) if i < len(sentences)]
+                requests.append((position, claim, beam.title, pointed[0].text if pointed else None))
+        results = self.reranker.rerank_many([r[1] for r in requests], [[r[2]] for r in requests], self.corpus,
+                                            top_sentences=self.config.top_sentences, max_documents=1,
+                                            contexts=[r[3] for r in requests]) if requests else []
+        scored: list[dict] = [{} for _ in claims]
+        for (position, *_), result in zip(requests, results):
             for sid, score in result.sentences:
-                if sid not in scored or scored[sid][1] < score:
-                    scored[sid] = (self.corpus.sentence(sid), score)
-        return sorted(scored.values(), key=lambda pair: -pair[1])
+                if sid not in scored[position] or scored[position][sid][1] < score:
+                    scored[position][sid] = (self.corpus.sentence(sid), score)
+        return [sorted(found.values(), key=lambda pair: -pair[1]) for found in scored]
 
     def _sufficient(self, trace: RetrievalTrace) -> bool:
         if self.sufficiency is None:

@@ -46,12 +46,14 @@ import logging
 import math
 import os
 import random
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import torch
+from tqdm.auto import tqdm
 
 from proofbook.corpus import Corpus, Sentence
 from proofbook.models.loading import (load_model, load_seq2seq, load_tokenizer, quiet_transformers,
@@ -483,7 +485,9 @@ class AutoregressiveRetriever:
                  else [self.title_trie] * len(encoded))
         live = [i for i, trie in enumerate(tries) if len(trie)]
         results: list[list[Beam]] = [[] for _ in encoded]
-        for first in range(0, len(live), batch_size):
+        firsts = range(0, len(live), batch_size)
+        for first in tqdm(firsts, desc=f"hop-{self.hop} titles", unit="batch", file=sys.stderr, leave=False,
+                          disable=len(firsts) <= 10):    # a progress bar for more than ten batches
             chunk = live[first:first + batch_size]
             outputs = self._generate_chunk([encoded[i] for i in chunk], [tries[i] for i in chunk], beam, num_return,
                                            excluded)

@@ -122,22 +122,38 @@ class _SparseBackend:
     """The same scores from a term-by-document CSR matrix of precomputed per-term weights."""
 
     def __init__(self, corpus_tokens: list[list[str]], k1: float, b: float, epsilon: float):
-        self.vocabulary: dict[str, int] = {}   # token -> row, in order of first occurrence
+        vocabulary: dict[str, int] = {}   # token -> row, in order of first occurrence
         term_ids: list[int] = []
         doc_len = []
         for doc in corpus_tokens:
-            term_ids.extend(self.vocabulary.setdefault(token, len(self.vocabulary)) for token in doc)
+            term_ids.extend(vocabulary.setdefault(token, len(vocabulary)) for token in doc)
             doc_len.append(len(doc))
+        term_frequency = self._term_frequency(np.asarray(term_ids, dtype=np.int64), doc_len, len(vocabulary))
+        self._build(vocabulary, term_frequency, doc_len, k1, b, epsilon)
+
+    @classmethod
+    def from_counts(cls, vocabulary: dict[str, int], term_frequency: scipy.sparse.csr_matrix, doc_len: list[int],
+                    k1: float, b: float, epsilon: float) -> "_SparseBackend":
+        """The backend of a stored index (:mod:`proofbook.retrieval.index_file`): counts in, same scores out."""
+        backend = cls.__new__(cls)
+        backend._build(vocabulary, term_frequency, doc_len, k1, b, epsilon)
+        return backend
+
+    def _build(self, vocabulary: dict[str, int], term_frequency: scipy.sparse.csr_matrix, doc_len: list[int],
+               k1: float, b: float, epsilon: float) -> None:
+        self.vocabulary = vocabulary
         self.n_docs = len(doc_len)
         self.avgdl = sum(doc_len) / self.n_docs
-        term_frequency = self._term_frequency(np.asarray(term_ids, dtype=np.int64), doc_len)
+        self.doc_len = np.asarray(doc_len, dtype=np.int64)
+        self.counts = term_frequency.data.astype(np.uint32)   # tf, aligned with matrix.data (kept for to_bytes)
         self.idf_values, self.average_idf = self._idf(term_frequency, epsilon)
-        self.matrix = self._weights(term_frequency, np.asarray(doc_len, dtype=np.int64), k1, b)
+        self.matrix = self._weights(term_frequency, self.doc_len, k1, b)
 
-    def _term_frequency(self, term_ids: np.ndarray, doc_len: list[int]) -> scipy.sparse.csr_matrix:
+    @staticmethod
+    def _term_frequency(term_ids: np.ndarray, doc_len: list[int], n_terms: int) -> scipy.sparse.csr_matrix:
         """tf(t, d) as a (terms x documents) CSR matrix; repeated (t, d) pairs are summed."""
-        doc_ids = np.repeat(np.arange(self.n_docs, dtype=np.int64), doc_len)
-        shape = (len(self.vocabulary), self.n_docs)
+        doc_ids = np.repeat(np.arange(len(doc_len), dtype=np.int64), doc_len)
+        shape = (n_terms, len(doc_len))
         counts = scipy.sparse.coo_matrix((np.ones(len(term_ids)), (term_ids, doc_ids)), shape=shape).tocsr()
         counts.sum_duplicates()
         counts.sort_indices()
@@ -189,7 +205,7 @@ class _SparseBackend:
         """The CSR arrays plus an estimate of the vocabulary dict (table, key strings, int values)."""
         matrix = self.matrix.data.nbytes + self.matrix.indices.nbytes + self.matrix.indptr.nbytes
         vocabulary = sys.getsizeof(self.vocabulary) + sum(sys.getsizeof(t) + 28 for t in self.vocabulary)
-        return matrix + vocabulary + self.idf_values.nbytes
+        return matrix + vocabulary + self.idf_values.nbytes + self.counts.nbytes + self.doc_len.nbytes
 
 
 class BM25:
@@ -240,6 +256,33 @@ class BM25:
     @property
     def nbytes(self) -> int:
         return self._impl.nbytes
+
+    def to_bytes(self, titles: Sequence[str] = ()) -> bytes:
+        """The index as a compact file (:mod:`proofbook.retrieval.index_file`); fast backend only."""
+        from proofbook.retrieval.index_file import write_index
+
+        if self.backend != "fast":
+            raise ValueError("only the fast backend can be written; build the index with backend='fast'")
+        return write_index(self._impl, self.k1, self.b, self.epsilon, list(titles))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, what: str = "index") -> "BM25":
+        """Read :meth:`to_bytes`'s file back (fast backend); the scores are bit-for-bit the same."""
+        bm25, _ = cls._read(data, what)
+        return bm25
+
+    @classmethod
+    def _read(cls, data: bytes, what: str) -> tuple["BM25", list[str]]:
+        from proofbook.retrieval.index_file import read_index
+
+        start = time.perf_counter()
+        stored = read_index(data, what)
+        bm25 = cls.__new__(cls)
+        bm25.k1, bm25.b, bm25.epsilon, bm25.backend = stored["k1"], stored["b"], stored["epsilon"], "fast"
+        bm25._impl = _SparseBackend.from_counts(stored["vocabulary"], stored["term_frequency"], stored["doc_len"],
+                                                bm25.k1, bm25.b, bm25.epsilon)
+        bm25.build_seconds = time.perf_counter() - start
+        return bm25, stored["titles"]
 
     def idf(self, token: str) -> float:
         """The (floored) IDF of ``token``; 0 for a token not in the corpus."""
@@ -303,6 +346,21 @@ class DocumentIndex:
     def nbytes(self) -> int:
         """The BM25 index plus the title list."""
         return self.bm25.nbytes + sys.getsizeof(self.titles) + sum(sys.getsizeof(t) for t in self.titles)
+
+    def to_bytes(self) -> bytes:
+        """The page index with its titles as one compact file (:mod:`proofbook.retrieval.index_file`)."""
+        return self.bm25.to_bytes(self.titles)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, what: str = "index") -> "DocumentIndex":
+        """Read :meth:`to_bytes`'s file back: the same pages, the same scores."""
+        index = cls.__new__(cls)
+        start = time.perf_counter()
+        index.bm25, index.titles = BM25._read(data, what)
+        if len(index.titles) != index.bm25.n_docs:
+            raise ValueError(f"{what}: {len(index.titles)} titles for {index.bm25.n_docs} pages")
+        index.build_seconds = time.perf_counter() - start
+        return index
 
     def search(self, text: str, k: int = 100) -> list[tuple[str, float]]:
         """The best ``k`` pages for ``text`` as ``(title, score)``; an empty query raises ValueError."""

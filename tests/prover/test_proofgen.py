@@ -101,8 +101,11 @@ def test_build_proofs_marks_missing_evidence_independent():
 
 def test_tiny_generator_writes_constrained_proofs(tmp_path):
     settings = ProofgenSettings.smoke()
-    generator = ProofGenerator.new(settings)
     target = "{ Anne Rice } [ Anne Rice ] = { was born in New Jersey } [ was born in New Orleans ] |"
+    with pytest.raises(ValueError, match="needs the training texts"):
+        ProofGenerator.new(settings)
+    generator = ProofGenerator.new(settings, [proof_input(CLAIM, EVIDENCE), target])
+    assert len(generator.seq2seq.tokenizer) < 1000          # its own small vocabulary, not MiniLM's 30,522
     generator.fit([TrainingProof(CLAIM, tuple(EVIDENCE), target, True, "test", "1")] * 16, settings)
     proofs = generator.generate([CLAIM], [EVIDENCE], beam=2)[0]
     assert len(proofs) + generator.dropped == 2

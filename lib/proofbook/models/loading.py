@@ -19,7 +19,7 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +135,29 @@ def load_tokenizer(path: os.PathLike | str):
             return AutoTokenizer.from_pretrained(folder, local_files_only=True)
     except Exception as err:  # noqa: BLE001 - safetensors, OSError, ValueError...: all mean a bad folder
         raise CheckpointError(folder, f"tokenizer failed to load: {err}") from err
+
+
+def train_wordpiece(texts: Sequence[str], vocab_size: int):
+    """An uncased WordPiece tokenizer trained on ``texts`` (BERT's special tokens), as ``BertTokenizerFast``.
+
+    Small generators trained from scratch here use it instead of MiniLM's 30,522 pieces: with a few
+    thousand pieces the output layer stops dominating a small model's cost (measured: 0.7 against 3.8
+    training steps/s on this CPU).
+    """
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertTokenizerFast
+
+    texts = list(texts)
+    if not texts:
+        raise ValueError("train_wordpiece: no texts to learn a vocabulary from")
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    tokenizer.train_from_iterator(texts, trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False))
+    return BertTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                             sep_token="[SEP]", mask_token="[MASK]")
 
 
 def load_encoder(path: os.PathLike | str):

@@ -125,11 +125,12 @@ class Seq2Seq:
                    **kwargs)
 
     @classmethod
-    def from_scratch(cls, tokenizer: os.PathLike | str = "minilm", *, d_model: int = 256, layers: int = 3,
+    def from_scratch(cls, tokenizer="minilm", *, d_model: int = 256, layers: int = 3,
                      heads: int = 4, ffn_dim: int | None = None, dropout: float = 0.1, seed: int = 0,
                      **kwargs) -> "Seq2Seq":
-        """A small BART initialised at random (seeded) for the tokenizer of a local checkpoint (MiniLM's)."""
-        tok = load_tokenizer(tokenizer)
+        """A small BART initialised at random (seeded) for a tokenizer: a local checkpoint's (MiniLM's by
+        default) or a tokenizer object, e.g. one from :func:`proofbook.models.train_wordpiece`."""
+        tok = load_tokenizer(tokenizer) if isinstance(tokenizer, (str, os.PathLike)) else tokenizer
         set_seed(seed)
         positions = max(kwargs.get("max_input_length", 256), kwargs.get("max_target_length", 64), 128)
         model = small_seq2seq(len(tok), d_model=d_model, layers=layers, heads=heads, ffn_dim=ffn_dim,

@@ -141,6 +141,9 @@ class ProofgenSettings:
     verdict_constrained: bool = True  # complete-evidence proofs reach the claim's label (see build_proofs)
     max_fewshot: int | None = None    # at most this many few-shot proofs (None: all 162)
     backend: str = "scratch"          # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
+    vocab_size: int | None = 4000     # scratch: a WordPiece vocabulary trained on the proofs (None: MiniLM's)
+    d_model: int = 256
+    layers: int = 3
     epochs: int = 6
     batch_size: int = 16
     lr: float = 5e-4
@@ -315,7 +318,10 @@ class ProofGenerator:
         return f"ProofGenerator({self.seq2seq!r})"
 
     @classmethod
-    def new(cls, settings: ProofgenSettings = ProofgenSettings()) -> "ProofGenerator":
+    def new(cls, settings: ProofgenSettings = ProofgenSettings(), texts: Sequence[str] = ()) -> "ProofGenerator":
+        """An untrained generator; a scratch model with ``settings.vocab_size`` learns its vocabulary from
+        ``texts`` (the training inputs and proofs)."""
+        from proofbook.models import train_wordpiece
         from proofbook.models.seq2seq import Seq2Seq
 
         kwargs = dict(seed=settings.seed, max_input_length=settings.max_input_length,
@@ -324,7 +330,12 @@ class ProofGenerator:
             return cls(Seq2Seq.warm_start("minilm", **kwargs))
         if settings.backend != "scratch":
             raise ValueError(f"unknown backend {settings.backend!r}; expected 'scratch' or 'warm-start'")
-        return cls(Seq2Seq.from_scratch("minilm", **kwargs))
+        tokenizer = "minilm"
+        if settings.vocab_size:
+            if not texts:
+                raise ValueError("a scratch generator with its own vocabulary needs the training texts")
+            tokenizer = train_wordpiece(texts, settings.vocab_size)
+        return cls(Seq2Seq.from_scratch(tokenizer, d_model=settings.d_model, layers=settings.layers, **kwargs))
 
     def fit(self, proofs: Sequence[TrainingProof], settings: ProofgenSettings, dev: Sequence[TrainingProof] = ()):
         from proofbook.models import TrainConfig
@@ -411,7 +422,9 @@ def cached_generator(tasks, aligner, operator_model, settings: ProofgenSettings,
     proofs = cached_training_proofs(tasks, aligner, operator_model, settings, data_dir, cache, operator_key, progress)
 
     def build():
-        generator = ProofGenerator.new(settings)
+        texts = [text for p in proofs for text in (p.input, p.target)]
+        texts += [f"{doc.title} ; {doc.text}" for task in tasks for doc in task.corpus]   # words of any evidence
+        generator = ProofGenerator.new(settings, texts)
         generator.fit(proofs, settings)
         return generator
 

@@ -279,26 +279,11 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
 
 # --- models ------------------------------------------------------------------------------------------
 
-def small_tokenizer(texts: Sequence[str], vocab_size: int):
-    """An uncased WordPiece tokenizer trained on ``texts`` (BERT special tokens), as BertTokenizerFast."""
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
-    from transformers import BertTokenizerFast
-
-    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.decoder = decoders.WordPiece()
-    tokenizer.train_from_iterator(list(texts), trainers.WordPieceTrainer(
-        vocab_size=vocab_size, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
-    return BertTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                             sep_token="[SEP]", mask_token="[MASK]")
-
-
 def _seq2seq(pairs, settings: Settings, epochs: int):
-    from proofbook.models import TrainConfig, set_seed, small_seq2seq, special_token_ids
+    from proofbook.models import TrainConfig, set_seed, small_seq2seq, special_token_ids, train_wordpiece
     from proofbook.models.seq2seq import Seq2Seq
 
-    tokenizer = small_tokenizer([text for pair in pairs for text in pair], settings.vocab_size)
+    tokenizer = train_wordpiece([text for pair in pairs for text in pair], settings.vocab_size)
     set_seed(settings.seed)
     model = small_seq2seq(len(tokenizer), d_model=settings.gen_d_model, layers=settings.gen_layers,
                           heads=settings.gen_heads, max_positions=192 if settings.context_facts else 128,

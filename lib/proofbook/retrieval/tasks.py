@@ -8,9 +8,13 @@ Fool Me Twice page to the FEVEROUS-S corpus so that retrieval has something to d
 The train/evaluation rule is fixed: a claim is evaluated iff ``int(sha1(key), 16) % 5 >= 3`` (key: the
 HoVer ``uid``, ``str(id)`` for FEVEROUS-S); the other 60% train the models.  A claim counts in
 retrieval metrics only if all its gold titles are in the corpus ("evaluable"); the rest are counted.
+Evaluation claims are kept in a fixed pseudo-random order (``sha1("order:" + key)``): the HoVer file is
+grouped by hop count, so only in this order is a prefix ``evaluation[:n]`` -- what a chapter's ``limit``
+takes -- a fair sample of 2-, 3- and 4-hop claims.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 
@@ -50,12 +54,17 @@ class RetrievalTask:
 
 
 def _split(claims: list[RetrievalClaim], keys: list[str], corpus: Corpus, task: RetrievalTask) -> None:
+    order = []
     for claim, key in zip(claims, keys):
         part = "evaluation" if in_evaluation_part(key) else "train"
         if not all(title in corpus for title in claim.gold_titles):
             task.not_evaluable[part] = task.not_evaluable.get(part, 0) + 1
             continue
-        getattr(task, part).append(claim)
+        if part == "evaluation":
+            order.append((hashlib.sha1(f"order:{key}".encode()).hexdigest(), len(order), claim))
+        else:
+            task.train.append(claim)
+    task.evaluation.extend(claim for *_, claim in sorted(order, key=lambda item: item[:2]))
 
 
 def _hover(data_dir) -> tuple[Corpus, list[RetrievalClaim], list[str], int]:

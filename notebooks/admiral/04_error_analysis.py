@@ -126,7 +126,7 @@ by_challenge
 # %% [markdown]
 # ## Examples: the hop's beams when it misses
 #
-# The first three HoVer evaluation claims (in file order) where the hop brought no new gold document although
+# The first three HoVer evaluation claims (in the fixed evaluation order) where the hop brought no new gold document although
 # one was missing after iteration 1: the input sentences and the beams the model wrote.
 
 # %%

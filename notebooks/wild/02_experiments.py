@@ -200,8 +200,8 @@ comparison
 #
 # - **The evidence is thin.** Each cached result is a title and a snippet, {glue:text}`snippet_words` words on
 #   average; the paper's
-#   evidence came from whole pages.  Fine-grained retrieval then only *chooses* snippets (a snippet is a
-#   single 30-token window), and the extractive summaries are mostly copies of those snippets.
+#   evidence came from whole pages.  Fine-grained retrieval then only *chooses* snippets (a snippet spans
+#   only one to three overlapping 30-token windows), and the extractive summaries are mostly copies of those snippets.
 # - **Train/test shift.** The evidence classifier learnt from justifications, which state the verdict's
 #   reasons in the fact-checker's words; web snippets look nothing like them, so it partly falls back to
 #   the claim text.

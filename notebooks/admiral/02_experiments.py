@@ -32,8 +32,8 @@
 #   pre-training) -- GENRE gets that skill from BART-large pre-trained on Wikipedia's hyperlinks.  So `admiral`
 #   narrows each hop's tree to the titles *mentioned* in its input sentences (our closed-corpus stand-in for
 #   hyperlinks); the model still picks, orders and points, and the new pages' sentences are reranked with the
-#   pointed sentence as context.  `admiral-fulltrie` is the faithful setting, run on the same HoVer claims (on
-#   FEVEROUS-S it measured within 0.01 of `admiral` in an earlier full run and is left out to fit the time budget).
+#   pointed sentence as context.  `admiral-fulltrie` is the faithful setting, run on the same HoVer claims (only
+#   there, to fit the time budget; `experiments.FULLTRIE_DATASETS` names the datasets it runs on).
 # - **Evaluation claims** are the 40% of the dev claims chosen by `int(sha1(id), 16) % 5 >= 3`, restricted to
 #   those whose gold pages are all in the corpus; `limit` of them per dataset (documented below).
 #

@@ -363,6 +363,25 @@ def test_cross_encoder_fit_predict_save_load(tmp_path):
         encoder.fit(pairs[:2], ["related", "maybe"])
 
 
+def test_cross_encoder_fit_groups_learns_which_member_is_true():
+    """Multiple-choice training: after a few steps the true member of each group scores highest."""
+    import torch
+
+    groups = [[(("the sun is a star", ""), True), (("the sun is a planet", ""), False),
+               (("the sun is a moon", ""), False)],
+              [(("a whale is a mammal", ""), True), (("a whale is a fish", ""), False)]] * 4
+    encoder = CrossEncoder("minilm", labels=["false", "true"], max_length=16)
+    torch.manual_seed(0)
+    result = encoder.fit_groups(groups, TrainConfig(epochs=4, batch_size=2, lr=1e-4, progress=False))
+    assert result.steps == 16
+    p_true = encoder.predict_proba([pair for pair, _ in groups[0] + groups[1]])[:, 1]
+    assert p_true[0] > max(p_true[1:3]) and p_true[3] > p_true[4]
+    with pytest.raises(ValueError, match="group 1 needs .* exactly one true pair, has 2 pairs and 2 true"):
+        encoder.fit_groups([groups[0], [(("a", ""), True), (("b", ""), True)]])
+    with pytest.raises(ValueError, match="two labels"):
+        CrossEncoder("minilm", labels=["a", "b", "c"], max_length=16).fit_groups(groups)
+
+
 def test_macro_f1():
     assert macro_f1([0, 0, 1, 1], [0, 0, 1, 1]) == 1.0
     assert macro_f1([0, 0, 1, 1], [0, 0, 0, 0]) == pytest.approx((2 * 2 / 6 + 0) / 2)

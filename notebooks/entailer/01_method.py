@@ -18,10 +18,13 @@
 # **What differs from the paper.** The paper's three behaviours are one T5-11B model fine-tuned on
 # EntailmentBank with crowdsourced negatives.  No pretrained seq2seq or NLI model can be installed here, so the
 # behaviours are three small models trained on this machine: a scratch BART premise generator (trained on
-# EntailmentBank's one-step entailments in the official format) and two MiniLM cross-encoders (truth and
-# entailment) trained on EntailmentBank, OpenBookQA train and SciTail/SICK with negatives we build
-# (`proofbook.prover.entailer.behaviours` describes them).  A local `allenai/entailer-large` folder can replace
-# all three (`EntailerCheckpoint`).
+# EntailmentBank's one-step entailments in the official format, from the hypothesis alone) and two MiniLM
+# cross-encoders (truth and entailment) trained on EntailmentBank, OpenBookQA train and SciTail/SICK with
+# negatives we build (`proofbook.prover.entailer.behaviours` describes them).  The truth scorer reads each
+# statement together with the two WorldTree facts BM25 retrieves for it, and learns from *groups*: the
+# options of one OpenBookQA training question, or an EntailmentBank statement with its perturbed and negated
+# copies, each group with one true member (a multiple-choice loss).  A local `allenai/entailer-large` folder
+# can replace all three (`EntailerCheckpoint`).
 #
 # **Prerequisites and time.** The models are trained on first use and cached (`.cache/proofbook`); the
 # training time is shown below (zero when loaded from the cache).
@@ -70,7 +73,9 @@ pd.DataFrame(components.data_report).set_index("training set")
 # %%
 training = pd.DataFrame({"examples": components.data_sizes,
                          "seconds (0 = from the cache)": components.train_seconds,
-                         "held-out accuracy": {k: v["accuracy"] for k, v in components.held_out_accuracy.items()}})
+                         "held-out accuracy": {k: v["accuracy"] for k, v in components.held_out_accuracy.items()},
+                         "held-out group accuracy": {k: v.get("group accuracy") for k, v in
+                                                     components.held_out_accuracy.items()}})
 training
 
 # %% [markdown]

@@ -81,21 +81,24 @@ def _tree(context, steps):
     return SimpleNamespace(context=context, steps=[ProofStep(tuple(p), c, t) for p, c, t in steps])
 
 
-def test_truth_examples_are_balanced_with_named_sources():
+def test_truth_groups_have_one_true_member_and_named_sources():
     tree = _tree({"sent1": "a leaf is a kind of plant part", "sent2": "a magnet attracts iron objects",
                   "sent3": "green is a kind of colour"},
                  [(("sent1", "sent3"), "int1", "a leaf is a green plant part"),
                   (("int1", "sent2"), "hypothesis", "a magnet attracts a leaf")])
-    questions = [("the sun is a star", ["the moon is a star", "the sun is a planet"])]
-    data = bh.truth_examples([tree], questions, seed=0)
-    assert data.labels.count("true") == data.labels.count("false") > 0
-    assert all(b == "" for _, b in data.pairs)
-    sources = data.counts()
-    assert sources["true: obqa correct option"] == sources["false: obqa wrong option"] == 1
-    assert sum(v for k, v in sources.items() if k.startswith("false: ")) == sum(
-        v for k, v in sources.items() if k.startswith("true: "))
-    assert bh.truth_examples([tree], questions, seed=0).pairs == bh.truth_examples([tree], questions, seed=0).pairs
-    assert len(bh.truth_examples([tree], questions, seed=0, max_examples=2)) == 2
+    questions = [("the sun is a star", ["the moon is a star", "the sun is a planet", "the sun is a star"]),
+                 ("water is wet", [])]
+    data = bh.truth_groups([tree], questions, seed=0)
+    assert all(sum(flag for _, flag in group) == 1 and len(group) >= 2 for group in data.groups)
+    question = data.groups[data.sources.index("obqa question options")]
+    assert sorted(question) == [("the moon is a star", False), ("the sun is a planet", False), ("the sun is a star", True)]
+    counts = data.counts()
+    assert counts["true: obqa question options"] == 1 and counts["false: obqa question options"] == 2
+    assert sum(v for k, v in counts.items() if k.startswith("true: entailmentbank")) == len(data) - 1
+    assert bh.truth_groups([tree], questions, seed=0).groups == data.groups
+    assert len(bh.truth_groups([tree], questions, seed=0, max_questions=0, max_statements=1)) == 1
+    held, kept = data.split(1)
+    assert len(held) == 1 and len(kept) == len(data) - 1
 
 
 def test_negate_and_perturb():

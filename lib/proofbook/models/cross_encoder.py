@@ -115,6 +115,46 @@ class CrossEncoder:
         self.model.eval()
         return result
 
+    def fit_groups(self, groups: Sequence[Sequence[tuple[Pair, bool]]], config: TrainConfig | None = None,
+                   positive: str | None = None) -> TrainResult:
+        """Fine-tune on groups of pairs with exactly one true member (the options of one question).
+
+        The loss of a group is the cross-entropy of a softmax over its members' scores z = logit(positive)
+        - logit(other) (a *listwise* multiple-choice loss: which member is the true one?) plus the binary
+        cross-entropy of every member on its own, so that P(positive) stays a calibrated score for a pair
+        seen alone.  Needs exactly two labels; ``positive`` (default: the second label) is the "true" one.
+        ``config.batch_size`` counts groups.
+        """
+        if len(self.labels) != 2:
+            raise ValueError(f"fit_groups needs two labels, this model has {self.labels}")
+        column = self.labels.index(positive) if positive is not None else 1
+        examples = []
+        for number, group in enumerate(groups):
+            group = [((str(a), str(b)), bool(flag)) for (a, b), flag in group]
+            if len(group) < 2 or sum(flag for _, flag in group) != 1:
+                raise ValueError(f"fit_groups: group {number} needs at least two pairs and exactly one true "
+                                 f"pair, has {len(group)} pairs and {sum(f for _, f in group)} true")
+            examples.append(group)
+
+        def collate(batch: list) -> dict[str, torch.Tensor]:
+            encoded = self.encode([pair for group in batch for pair, _ in group])
+            encoded["group_sizes"] = torch.tensor([len(group) for group in batch])
+            encoded["targets"] = torch.tensor([flag for group in batch for _, flag in group], dtype=torch.float)
+            return encoded
+
+        def loss_fn(model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+            sizes, targets = batch.pop("group_sizes").tolist(), batch.pop("targets")
+            logits = model(**batch).logits.float()
+            z = logits[:, column] - logits[:, 1 - column]
+            pointwise = torch.nn.functional.binary_cross_entropy_with_logits(z, targets)
+            listwise = torch.stack([-(torch.log_softmax(zs, 0) * ts).sum()
+                                    for zs, ts in zip(z.split(sizes), targets.split(sizes))]).mean()
+            return listwise + pointwise
+
+        result = train(self.model, examples, collate, None, config or TrainConfig(), loss_fn=loss_fn)
+        self.model.eval()
+        return result
+
     def _probabilities(self, pairs: Sequence[Pair], batch_size: int, progress: bool | None) -> np.ndarray:
         from tqdm.auto import tqdm
 

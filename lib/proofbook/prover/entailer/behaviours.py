@@ -23,19 +23,24 @@ entail H, whether or not they are true?).  The search (:mod:`.search`) sees only
 Training data for the scorers (the paper's crowdsourced negatives -- 7,013 labelled premises, 3,391
 labelled inferences -- are not public, so negatives are built, with these sources):
 
-Truth scorer H -> Sd (:func:`truth_examples`), pair ``(statement, "")``, or ``(statement, retrieved facts)``
-with a :class:`TruthContext` (a departure, see :mod:`.experiments`):
+Truth scorer H -> Sd (:func:`truth_groups`), pair ``(statement, "")``, or ``(statement, retrieved facts)``
+with a :class:`TruthContext` (a departure, see :mod:`.experiments`).  The data are *groups* of statements
+with exactly one true member, learnt as multiple-choice items
+(:meth:`proofbook.models.CrossEncoder.fit_groups`: rank the true member first, and score each member on
+its own):
 
-* positives: every sentence used in an EntailmentBank train proof (premises), every intermediate
-  conclusion and hypothesis (all are true by construction), and the hypothesis of the correct option
-  of each OpenBookQA train question;
-* negatives: (1) the hypothesis of one *wrong* option of the same OpenBookQA train question (false
-  statements about the same topic, the most realistic negatives); (2) *perturbed* premises: an
-  EntailmentBank premise whose content word is replaced by a content word of another premise ("a leaf is
-  a kind of plant part" -> "a magnet is a kind of plant part"); (3) *negated* premises ("is" -> "is not";
-  "can" -> "cannot").  Each source is balanced on its own (one wrong option per correct one; as many
-  perturbed/negated statements as EntailmentBank statements) so that the style of a statement does not
-  give its label away; half of the examples come from OpenBookQA.
+* one group per OpenBookQA train question: the hypothesis of the correct option (true) and those of
+  every wrong option (false statements about the same topic, the most realistic negatives);
+* one group per EntailmentBank statement -- every sentence used in a train proof (premise), every
+  intermediate conclusion and hypothesis (all true by construction) -- with its *perturbed* copy (a
+  content word replaced by a content word of another premise: "a leaf is a kind of plant part" -> "a
+  magnet is a kind of plant part") and/or its *negated* copy ("is" -> "is not"; "can" -> "cannot").
+
+Grouping a true statement with false ones of the same style and topic keeps style from giving the label
+away; the EntailmentBank groups teach the scorer what a true *premise* (a general fact) looks like, the
+OpenBookQA groups what a true *answer* looks like.  (During development, training on all four options of
+each question, rather than on balanced single statements, was what lifted ``direct`` on OBQA dev well
+above chance; the multiple-choice loss added a little more.)
 
 Entailment scorer PH -> Se (:func:`entailment_examples`), pair ``(premises joined by " . ", hypothesis)``:
 
@@ -224,15 +229,45 @@ class LabelledPairs:
         return LabelledPairs(self.pairs[:n], self.labels[:n], self.sources[:n])
 
 
-def truth_examples(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]], seed: int = 0,
-                   max_examples: int | None = None, question_share: float = 0.5) -> LabelledPairs:
-    """Balanced true/false statements for the truth scorer (sources in the module docstring).
+@dataclass
+class StatementGroups:
+    """Groups of statements with exactly one true member each (the truth scorer's training data).
 
-    ``questions`` are ``(correct hypothesis, [wrong hypotheses])`` of multiple-choice training questions;
-    each contributes its correct hypothesis and one wrong one (chosen at random), so that the style of a
-    question's hypotheses says nothing about their truth.  EntailmentBank statements are balanced against
-    their own perturbed and negated copies in the same way.  ``question_share`` of the examples come from
-    the questions.
+    ``groups[i]`` is a list of ``(statement, is_true)``; ``sources[i]`` says where the group came from.
+    """
+
+    groups: list[list[tuple[str, bool]]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def counts(self) -> dict[str, int]:
+        """Statements per (label, source), for the book's data table."""
+        out: dict[str, int] = {}
+        for group, source in zip(self.groups, self.sources):
+            for _, flag in group:
+                key = f"{TRUE if flag else FALSE}: {source}"
+                out[key] = out.get(key, 0) + 1
+        return dict(sorted(out.items()))
+
+    def split(self, n_first: int) -> tuple["StatementGroups", "StatementGroups"]:
+        return (StatementGroups(self.groups[:n_first], self.sources[:n_first]),
+                StatementGroups(self.groups[n_first:], self.sources[n_first:]))
+
+
+def truth_groups(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]], seed: int = 0,
+                 max_questions: int | None = None, max_statements: int | None = None) -> StatementGroups:
+    """Training groups for the truth scorer, each with one true statement (sources in the module docstring).
+
+    * one group per multiple-choice training question: its correct hypothesis and every wrong one
+      (``questions`` are ``(correct hypothesis, [wrong hypotheses])``), at most ``max_questions``;
+    * one group per EntailmentBank statement (premise or conclusion, true by construction) with its
+      perturbed and/or negated copies, at most ``max_statements``.
+
+    A group is learnt as a multiple-choice item (:meth:`proofbook.models.CrossEncoder.fit_groups`): the
+    scorer must rank its true member first, and score each member on its own.  Grouping a statement with
+    false statements *of the same style and topic* keeps style from giving the label away.
     """
     rng = random.Random(seed)
     positives: dict[str, str] = {}
@@ -246,31 +281,27 @@ def truth_examples(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]
                     positives.setdefault(text, "entailmentbank premise")
             positives.setdefault(step.conclusion_text, "entailmentbank conclusion")
     premises = list(dict.fromkeys(premises))
-    negatives: dict[str, str] = {}
-    for text in premises:
+    statement_groups = []
+    for text, source in positives.items():
+        false = []
         changed = perturb(text, premises, rng)
         if changed and changed not in positives:
-            negatives.setdefault(changed, "perturbed premise")
+            false.append(changed)
         flipped = negate(text)
-        if flipped and flipped not in positives and rng.random() < 0.5:
-            negatives.setdefault(flipped, "negated premise")
-    pairs = [(right, rng.choice(list(wrong))) for right, wrong in questions if wrong]
-    pairs = [(r, w) for r, w in pairs if r != w]
-    rng.shuffle(pairs)
-    pos, neg = list(positives.items()), list(negatives.items())
-    rng.shuffle(pos)
-    rng.shuffle(neg)
-    budget = max_examples if max_examples is not None else 2 * (len(pairs) + min(len(pos), len(neg)))
-    n_questions = min(len(pairs), int(budget * question_share) // 2)
-    n_statements = min(len(pos), len(neg), (budget - 2 * n_questions) // 2)
-    out = LabelledPairs()
-    for right, wrong in pairs[:n_questions]:
-        out.add((right, ""), TRUE, "obqa correct option")
-        out.add((wrong, ""), FALSE, "obqa wrong option")
-    for (text, source), (false_text, false_source) in zip(pos[:n_statements], neg[:n_statements]):
-        out.add((text, ""), TRUE, source)
-        out.add((false_text, ""), FALSE, false_source)
-    return out.shuffled(seed)
+        if flipped and flipped not in positives and flipped not in false:
+            false.append(flipped)
+        if false:
+            statement_groups.append(([(text, True)] + [(f, False) for f in false], f"{source} + perturbed/negated"))
+    question_groups = []
+    for right, wrong in questions:
+        wrong = [w for w in dict.fromkeys(wrong) if w != right]
+        if wrong:
+            question_groups.append(([(right, True)] + [(w, False) for w in wrong], "obqa question options"))
+    rng.shuffle(statement_groups)
+    rng.shuffle(question_groups)
+    chosen = question_groups[:max_questions] + statement_groups[:max_statements]
+    rng.shuffle(chosen)
+    return StatementGroups([[(t, f) for t, f in g] for g, _ in chosen], [source for _, source in chosen])
 
 
 # --- entailment scorer PH -> Se ------------------------------------------------------------------------

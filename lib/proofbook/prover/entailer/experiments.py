@@ -14,21 +14,28 @@ Training (all on files found in ``data_dir`` by the fixed rules of ``results.md`
   layer of a small seq2seq model dominate its cost (0.7 steps/s at batch 32 for d_model 256 on a loaded
   machine), so the generators use this smaller vocabulary.
 * **Premise generator** H -> P: a scratch BART (:class:`proofbook.models.seq2seq.Seq2Seq`) on
-  EntailmentBank's one-step entailments (task 1 train, official format), with a ``$context$`` of
-  ``context_facts`` facts: the gold premises and BM25-retrieved WorldTree distractors in training, the
-  top BM25 WorldTree facts for the hypothesis at search time (:func:`.behaviours.premise_pairs_with_context`;
-  the paper's training contexts mix gold and BM25 facts the same way).  Without the context (``0``), a
-  generator this small writes fluent but mostly false premises (measured: "a plant is a kind of animal").
+  EntailmentBank's one-step entailments (task 1 train, official format), by default from the hypothesis
+  alone, as the paper's H -> P behaviour is used at search time.  With ``context_facts`` > 0 the input
+  also carries a ``$context$`` of that many facts: the gold premises and BM25-retrieved WorldTree
+  distractors in training, the top BM25 WorldTree facts for the hypothesis at search time
+  (:func:`.behaviours.premise_pairs_with_context`; the paper's training contexts mix gold and BM25 facts
+  the same way).  Measured during development: with a five-fact context (inputs of up to 192 tokens) a
+  generator of this size, trained for the minutes this book can spend, ignored its input and wrote the
+  same word salad for every hypothesis; from the hypothesis alone (about 25 tokens) it learns, in fewer
+  minutes, premises about the hypothesis's own subject, though many are still false or garbled.
 * **Hypothesis writer**: the same kind of model on EntailmentBank's question/answer/hypothesis triples;
   compared with the rules on EntailmentBank dev (:func:`.hypotheses.compare_writers`); the notebooks use
   the better one by token F1 (``Components.writer``).
-* **Truth and entailment scorers**: MiniLM cross-encoders on :func:`.behaviours.truth_examples` and
-  :func:`.behaviours.entailment_examples`; 10% of each set is held out to report accuracy (no model
-  selection on it).  **Departure:** the truth scorer reads the statement *with the ``truth_facts`` WorldTree
-  facts BM25 retrieves for it* (:class:`.behaviours.TruthContext`).  The paper's s_d is the belief stored
-  in T5-11B's weights; a 22M-parameter MiniLM trained for minutes stores almost none (measured: 0.55
-  held-out accuracy without facts, chance 0.5), so its "belief" here is what it concludes from the facts
-  it reads.  The memory still overrides it.
+* **Truth scorer**: a MiniLM cross-encoder trained on :func:`.behaviours.truth_groups` (``truth_questions``
+  OBQA train questions with all their options, ``truth_statements`` EntailmentBank statements with their
+  perturbed/negated copies) with the multiple-choice loss of
+  :meth:`proofbook.models.CrossEncoder.fit_groups`; 10% of the groups are held out to report accuracy and
+  group accuracy (no model selection on them).  **Departure:** the truth scorer reads the statement *with the
+  ``truth_facts`` WorldTree facts BM25 retrieves for it* (:class:`.behaviours.TruthContext`).  The paper's
+  s_d is the belief stored in T5-11B's weights; a 22M-parameter MiniLM trained for minutes stores almost
+  none (measured: 0.55 held-out accuracy without facts, chance 0.5), so its "belief" here is what it
+  concludes from the facts it reads.  The memory still overrides it.
+* **Entailment scorer**: a MiniLM cross-encoder on :func:`.behaviours.entailment_examples`; 10% held out.
 
 Every training set is cleaned of near-duplicates of the evaluation statements (all option hypotheses of
 the OBQA and QASC evaluation splits, the conclusions of the EntailmentBank evaluation trees); the counts
@@ -74,7 +81,7 @@ SYSTEMS = ("direct",) + SEARCH_SYSTEMS + ("entailer+direct-d1", "entailer+direct
 #: settings that change the search only (not the trained models' cache keys)
 SEARCH_SETTINGS = ("k", "temperature", "top_p", "max_new_tokens")
 #: bumped when the construction of a scorer's training data changes (enters its cache key)
-DATA_VERSION = {"truth scorer": 3, "entailment scorer": 1}
+DATA_VERSION = {"truth scorer": 4, "entailment scorer": 1}
 
 
 @dataclass(frozen=True)
@@ -86,17 +93,19 @@ class Settings:
     gen_d_model: int = 128
     gen_layers: int = 2
     gen_heads: int = 4
-    gen_epochs: int = 5
+    gen_epochs: int = 10
     gen_batch: int = 32
     gen_lr: float = 1e-3
     gen_examples: int | None = None
-    context_facts: int = 5
+    context_facts: int = 0
     writer_epochs: int = 8
     writer_examples: int | None = None
-    truth_examples: int = 2400
+    truth_questions: int = 2500
+    truth_statements: int = 800
     truth_facts: int = 2
-    truth_max_length: int = 64
+    truth_max_length: int = 112
     truth_lr: float = 1e-4
+    truth_batch: int = 8
     entail_examples: int = 2400
     entail_max_length: int = 64
     entail_lr: float = 5e-5
@@ -110,7 +119,8 @@ class Settings:
     @classmethod
     def smoke(cls, seed: int = 0) -> "Settings":
         return cls(seed=seed, vocab_size=600, gen_d_model=32, gen_layers=1, gen_heads=2, gen_epochs=1, context_facts=3,
-                   gen_examples=64, writer_epochs=1, writer_examples=64, truth_examples=48, entail_examples=48, truth_facts=1,
+                   gen_examples=64, writer_epochs=1, writer_examples=64, truth_questions=16, truth_statements=8,
+                   entail_examples=48, truth_facts=1,
                    ce_batch=16, k=2, max_new_tokens=16)
 
     def search(self, system: str) -> SearchConfig:
@@ -217,7 +227,7 @@ def evaluation_statements(data_dir) -> list[str]:
 class TrainingData:
     premise_pairs: list
     writer_pairs: list
-    truth: bh.LabelledPairs
+    truth: bh.StatementGroups
     entailment: bh.LabelledPairs
     report: list[dict] = field(default_factory=list)
 
@@ -253,7 +263,8 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
     if (root / "sick" / "SICK.txt").is_file():
         nli += list(read_sick(root, "train"))
     nli_kept = bh.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
-    truth = bh.truth_examples(trees_kept.examples, question_hypotheses, settings.seed, settings.truth_examples)
+    truth = bh.truth_groups(trees_kept.examples, question_hypotheses, settings.seed, settings.truth_questions,
+                            settings.truth_statements)
     entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, settings.seed, settings.entail_examples)
     retriever = fact_retriever(root) if settings.context_facts else None
     premise_pairs = (bh.premise_pairs_with_context(steps_kept.examples, retriever, settings.context_facts, settings.seed)
@@ -305,6 +316,34 @@ def _cross_encoder(data: bh.LabelledPairs, max_length: int, lr: float, settings:
                                           seed=settings.seed, progress=True))
     held_out = accuracy(model.label_ids(data.labels[:n_dev]), model.label_ids(model.predict(data.pairs[:n_dev])))
     return model, result, held_out, n_dev
+
+
+def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, settings: Settings):
+    """The truth scorer, trained on statement groups (multiple-choice loss); 10% of the groups held out.
+
+    Held-out figures: ``accuracy`` (each statement on its own, P(true) > 0.5 or not) and ``group
+    accuracy`` (the true statement of a group ranked first, as a question's correct option must be).
+    """
+    import numpy as np
+
+    from proofbook.models import CrossEncoder, TrainConfig
+
+    n_dev = max(1, len(groups) // 10)
+    held, kept = groups.split(n_dev)
+    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=settings.truth_max_length)
+    model.fit_groups([[(context.pair(text), flag) for text, flag in group] for group in kept.groups],
+                     TrainConfig(epochs=settings.ce_epochs, batch_size=settings.truth_batch, lr=settings.truth_lr,
+                                 seed=settings.seed, progress=True))
+    flat = [(text, flag) for group in held.groups for text, flag in group]
+    p_true = model.predict_proba([context.pair(text) for text, _ in flat], progress=False)[:, 1]
+    ranked_first, at = 0, 0
+    for group in held.groups:
+        scores = p_true[at:at + len(group)]
+        ranked_first += group[int(np.argmax(scores))][1]
+        at += len(group)
+    model.held_out = {"accuracy": float(np.mean((p_true > 0.5) == np.array([f for _, f in flat]))), "n": len(flat),
+                      "group accuracy": ranked_first / len(held), "groups": len(held)}
+    return model
 
 
 @dataclass
@@ -362,17 +401,18 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
                          lambda: _seq2seq(data.writer_pairs, settings, settings.writer_epochs)[0], object_codec(Seq2Seq))
     retriever = fact_retriever(root) if settings.context_facts or settings.truth_facts else None
     truth_context = bh.TruthContext(retriever if settings.truth_facts else None, settings.truth_facts)
-    truth_data = bh.LabelledPairs([truth_context.pair(text) for text, _ in data.truth.pairs], data.truth.labels,
-                                  data.truth.sources)
     scorers = {}
-    for name, kind, pairs, length, lr, prefix in (
-            ("truth scorer", "entailer-truth-scorer", truth_data, settings.truth_max_length, settings.truth_lr, "truth_"),
-            ("entailment scorer", "entailer-entailment-scorer", data.entailment, settings.entail_max_length,
-             settings.entail_lr, "entail_")):
-        def build(pairs=pairs, length=length, lr=lr):
-            model, _, accuracy_, n_dev = _cross_encoder(pairs, length, lr, settings)
-            model.held_out = {"accuracy": accuracy_, "n": n_dev}
-            return model
+
+    def train_entailment():
+        model, _, accuracy_, n_dev = _cross_encoder(data.entailment, settings.entail_max_length, settings.entail_lr,
+                                                    settings)
+        model.held_out = {"accuracy": accuracy_, "n": n_dev}
+        return model
+
+    for name, kind, build, prefix in (
+            ("truth scorer", "entailer-truth-scorer", lambda: _truth_scorer(data.truth, truth_context, settings),
+             "truth_"),
+            ("entailment scorer", "entailer-entailment-scorer", train_entailment, "entail_")):
 
         def save(model, folder):
             import json
@@ -398,9 +438,9 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
     if dev_trees:
         scores = hyp.compare_writers(list(writers.values()), dev_trees)
     sizes = {"premise generator": len(data.premise_pairs), "hypothesis writer": len(data.writer_pairs),
-             "truth scorer": len(data.truth), "entailment scorer": len(data.entailment)}
-    report = data.report + [{"training set": f"{name} pairs", "source": "; ".join(f"{k} {v}" for k, v in d.counts().items()),
-                             "kept": len(d), "near-duplicates removed": None}
+             "truth scorer": sum(len(g) for g in data.truth.groups), "entailment scorer": len(data.entailment)}
+    report = data.report + [{"training set": f"{name} {'statements' if name == 'truth scorer' else 'pairs'}", "source": "; ".join(f"{k} {v}" for k, v in d.counts().items()),
+                             "kept": sum(d.counts().values()), "near-duplicates removed": None}
                             for name, d in (("truth scorer", data.truth), ("entailment scorer", data.entailment))]
     return Components(model, writers, scores, seconds, held_out, report, sizes, keys)
 

@@ -173,9 +173,10 @@ comparison.style.format("{:.3f}")
 #   premise generator is the weakest part: trained from scratch on a few thousand entailments, it writes premises
 #   about the hypothesis's subject, but many are false or garbled (the method chapter shows them).  A proof is
 #   only as good as its premises, so the proof score is a noisier signal than the direct score, which the truth
-#   scorer computes from the hypothesis itself.  Sampling makes this worse, not better: the search keeps the
-#   best of k noisy candidates, and a wrong option's spurious high-scoring candidate can win.  In the paper the
-#   same model writes and judges the premises, so its premises are mostly ones it believes.
+#   scorer computes from the hypothesis itself.  Sampling does not rescue it: the search keeps the best of k
+#   noisy candidates, and a wrong option's spurious high-scoring candidate can win as easily as the right
+#   option's.  In the paper the same model writes and judges the premises, so its premises are mostly ones it
+#   believes.
 # - **Negatives.** The paper's premise and inference negatives were labelled by people; ours are built by rules
 #   (wrong OBQA options, perturbed and negated premises, shuffled and incomplete premise sets, SciTail/SICK).
 # - **Data.** OBQA dev, not test; the first N questions only; QASC stands in for QuaRTz.

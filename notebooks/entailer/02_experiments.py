@@ -146,7 +146,7 @@ for system in experiments.SYSTEMS:
     glue(f"sec_{system}", f"{results.value(first[0], first[1], system, 'seconds_per_question'):.2f}", display=False)
 gap = ours["entailer-sampled-d1"] - ours["direct"]
 glue("gap_sampled_direct", f"{gap:+.3f}", display=False)
-glue("claim_verdict", "holds here" if gap >= -0.02 else "does not hold here", display=False)
+glue("claim_verdict", "holds" if gap >= -0.02 else "does not hold", display=False)
 glue("break_d1", f"{results.value(first[0], first[1], 'entailer+direct-d1', 'faithfulness_break'):.3f}", display=False)
 glue("paper_break", f"{experiments.PAPER_FAITHFULNESS_BREAK:.3f}", display=False)
 glue("n_questions", len(runs[first]["direct"].answers), display=False)
@@ -171,7 +171,8 @@ comparison.style.format("{:.3f}")
 # - **Model size and training.** T5-11B fine-tuned on EntailmentBank plus 10,000 crowdsourced judgements knows
 #   far more science than a 1.5M-parameter generator and two 22M-parameter scorers trained here in minutes.  The
 #   premise generator is the weakest part: trained from scratch on a few thousand entailments, it writes premises
-#   about the hypothesis's subject, but many are false or garbled (the method chapter shows them).  A proof is
+#   in the style of EntailmentBank, sometimes about the hypothesis's subject, but most are false or garbled (the
+#   method chapter shows them).  A proof is
 #   only as good as its premises, so the proof score is a noisier signal than the direct score, which the truth
 #   scorer computes from the hypothesis itself.  Sampling does not rescue it: the search keeps the best of k
 #   noisy candidates, and a wrong option's spurious high-scoring candidate can win as easily as the right

@@ -225,9 +225,6 @@ class LabelledPairs:
         return LabelledPairs([self.pairs[i] for i in order], [self.labels[i] for i in order],
                              [self.sources[i] for i in order])
 
-    def take(self, n: int) -> "LabelledPairs":
-        return LabelledPairs(self.pairs[:n], self.labels[:n], self.sources[:n])
-
 
 @dataclass
 class StatementGroups:
@@ -301,7 +298,7 @@ def truth_groups(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]]
     rng.shuffle(question_groups)
     chosen = question_groups[:max_questions] + statement_groups[:max_statements]
     rng.shuffle(chosen)
-    return StatementGroups([[(t, f) for t, f in g] for g, _ in chosen], [source for _, source in chosen])
+    return StatementGroups([group for group, _ in chosen], [source for _, source in chosen])
 
 
 # --- entailment scorer PH -> Se ------------------------------------------------------------------------

@@ -439,9 +439,10 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
         scores = hyp.compare_writers(list(writers.values()), dev_trees)
     sizes = {"premise generator": len(data.premise_pairs), "hypothesis writer": len(data.writer_pairs),
              "truth scorer": sum(len(g) for g in data.truth.groups), "entailment scorer": len(data.entailment)}
-    report = data.report + [{"training set": f"{name} {'statements' if name == 'truth scorer' else 'pairs'}", "source": "; ".join(f"{k} {v}" for k, v in d.counts().items()),
-                             "kept": sum(d.counts().values()), "near-duplicates removed": None}
-                            for name, d in (("truth scorer", data.truth), ("entailment scorer", data.entailment))]
+    report = data.report + [{"training set": f"{name} {unit}", "source": "; ".join(f"{k} {v}" for k, v in d.counts().items()),
+                             "kept": sizes[name], "near-duplicates removed": None}
+                            for name, unit, d in (("truth scorer", "statements", data.truth),
+                                                  ("entailment scorer", "pairs", data.entailment))]
     return Components(model, writers, scores, seconds, held_out, report, sizes, keys)
 
 

@@ -277,6 +277,17 @@ def test_default_cache_root_follows_environment(tmp_path, monkeypatch):
         ArtifactCache().path_for("../escape", "x")
 
 
+def test_get_reads_a_stored_entry_and_builds_nothing(tmp_path):
+    from proofbook.models.cache import pickle_codec
+
+    cache = ArtifactCache(tmp_path)
+    load = pickle_codec()[1]
+    assert cache.get("runs", {"n": 1}, load) is None and cache.get("runs", {"n": 1}, load, default=0) == 0
+    cache.cache_pickle("runs", {"n": 1}, lambda: {"value": [1, 2]})
+    assert cache.get("runs", {"n": 1}, load) == {"value": [1, 2]} and cache.get("runs", {"n": 2}, load) is None
+    assert cache.stats["misses"] == 1 and cache.stats["hits"] == 1
+
+
 @pytest.mark.parametrize("damage", ["truncate", "delete_manifest", "delete_file", "load_raises"])
 def test_corrupted_entry_is_detected_and_rebuilt(tmp_path, damage):
     cache = ArtifactCache(tmp_path)
@@ -385,3 +396,17 @@ def test_cross_encoder_fit_groups_learns_which_member_is_true():
 def test_macro_f1():
     assert macro_f1([0, 0, 1, 1], [0, 0, 1, 1]) == 1.0
     assert macro_f1([0, 0, 1, 1], [0, 0, 0, 0]) == pytest.approx((2 * 2 / 6 + 0) / 2)
+
+
+def test_wordpiece_vocabulary_is_numbered_the_same_every_time():
+    from proofbook.models import train_wordpiece
+
+    texts = [f"the {w} of a {v} is {u}" for w in ("cell", "leaf", "root", "stem") for v in ("plant", "tree", "moss")
+             for u in ("green", "brown", "tall", "small")] * 3
+    first, second = train_wordpiece(texts, 48), train_wordpiece(list(reversed(texts)), 48)
+    assert first.get_vocab() == second.get_vocab() and len(first) == 48
+    assert first("tallest greenest")["input_ids"].count(first.unk_token_id) == 0   # unseen words are spelled out
+    assert [first.convert_ids_to_tokens(i) for i in range(5)] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    ids = first("the root of a moss is small")["input_ids"]
+    assert first.decode(ids, skip_special_tokens=True) == "the root of a moss is small"
+    assert ids[0] == first.cls_token_id and ids[-1] == first.sep_token_id

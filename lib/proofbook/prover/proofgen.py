@@ -40,6 +40,7 @@ from typing import Sequence
 
 from tqdm.auto import tqdm
 
+from proofbook.models.loading import WORDPIECE_VERSION
 from proofbook.prover.natlog import OPERATORS, Proof, ProofError, format_proof, ProofStep
 
 MAX_NGRAM = 6
@@ -428,6 +429,7 @@ def cached_generator(tasks, aligner, operator_model, settings: ProofgenSettings,
         generator.fit(proofs, settings)
         return generator
 
-    key = {**_data_key(tasks, settings, operator_key), "proofs": fingerprint([dataclasses.astuple(p) for p in proofs])}
+    key = {**_data_key(tasks, settings, operator_key), "proofs": fingerprint([dataclasses.astuple(p) for p in proofs]),
+           "wordpiece": WORDPIECE_VERSION if settings.vocab_size else None}
     generator = cache.get_or_build("natlog-proof-generator", key, build, *object_codec(ProofGenerator))
     return generator, proofs, time.perf_counter() - start

@@ -9,8 +9,8 @@ Tafjord et al. 2022 (§4-5; ``papers.md`` §3) evaluate on OBQA test with the sy
 Training (all on files found in ``data_dir`` by the fixed rules of ``results.md``, cached with
 :class:`proofbook.models.ArtifactCache`):
 
-* **Tokenizer.**  A 4,000-piece uncased WordPiece vocabulary trained (``tokenizers``) on the training
-  texts.  **Departure:** measured on this machine, MiniLM's 30,522-piece vocabulary makes the output
+* **Tokenizer.**  A 4,000-piece uncased WordPiece vocabulary for the training texts
+  (:func:`proofbook.models.train_wordpiece`).  **Departure:** measured on this machine, MiniLM's 30,522-piece vocabulary makes the output
   layer of a small seq2seq model dominate its cost (0.7 steps/s at batch 32 for d_model 256 on a loaded
   machine), so the generators use this smaller vocabulary.
 * **Premise generator** H -> P: a scratch BART (:class:`proofbook.models.seq2seq.Seq2Seq`) on
@@ -22,7 +22,13 @@ Training (all on files found in ``data_dir`` by the fixed rules of ``results.md`
   the same way).  Measured during development: with a five-fact context (inputs of up to 192 tokens) a
   generator of this size, trained for the minutes this book can spend, ignored its input and wrote the
   same word salad for every hypothesis; from the hypothesis alone (about 25 tokens) it learns, in fewer
-  minutes, premises about the hypothesis's own subject, though many are still false or garbled.
+  minutes, premises about the hypothesis's own subject, though many are still false or garbled.  Larger
+  generators measured during development did not change that: a scratch BART of d_model 256 with 3+3 layers
+  (12 epochs, about 12 minutes) took ``entailer-sampled-d1`` on the first 100 OBQA dev questions to 0.21-0.23
+  against ``direct`` 0.38-0.53 across truth-scorer variants; an ``EncoderDecoderModel`` warm-started from
+  MiniLM (:meth:`proofbook.models.seq2seq.Seq2Seq.warm_start`, 49M parameters, 2 epochs at batch 16 and
+  lr 1e-4: 709 s) still sampled garbled premises at temperature 1.0; premises taken as subsets of the top-5
+  BM25 WorldTree facts reached 0.24-0.26.
 * **Hypothesis writer**: the same kind of model on EntailmentBank's question/answer/hypothesis triples;
   compared with the rules on EntailmentBank dev (:func:`.hypotheses.compare_writers`); the notebooks use
   the better one by token F1 (``Components.writer``).
@@ -63,6 +69,7 @@ from pathlib import Path
 from typing import Sequence
 
 from proofbook.data.base import resolve_data_dir
+from proofbook.models.loading import WORDPIECE_VERSION
 from proofbook.prover.entailer import behaviours as bh
 from proofbook.prover.entailer import hypotheses as hyp
 from proofbook.prover.entailer.search import (QuestionAnswer, SearchConfig, answer_directly, answer_from_dict,
@@ -394,10 +401,10 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
         return value
 
     generator = timed("premise generator", "entailer-premise-generator",
-                      {**fields("gen_", "vocab_", "context_"), "what": "premises"},
+                      {**fields("gen_", "vocab_", "context_"), "what": "premises", "wordpiece": WORDPIECE_VERSION},
                       lambda: _seq2seq(data.premise_pairs, settings, settings.gen_epochs)[0], object_codec(Seq2Seq))
     writer_model = timed("hypothesis writer", "entailer-hypothesis-writer",
-                         {**fields("gen_", "vocab_", "writer_"), "what": "writer"},
+                         {**fields("gen_", "vocab_", "writer_"), "what": "writer", "wordpiece": WORDPIECE_VERSION},
                          lambda: _seq2seq(data.writer_pairs, settings, settings.writer_epochs)[0], object_codec(Seq2Seq))
     retriever = fact_retriever(root) if settings.context_facts or settings.truth_facts else None
     truth_context = bh.TruthContext(retriever if settings.truth_facts else None, settings.truth_facts)

@@ -64,7 +64,7 @@ from proofbook.viz import save_figure, use_style
 
 use_style()
 set_seed(seed)
-n_claims = limit or (12 if smoke else experiments.FULL_LIMIT)
+n_claims = limit or (experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")

@@ -37,7 +37,7 @@ from proofbook.viz.retrieval import beams_frame, sentences_frame
 
 use_style()
 set_seed(seed)
-n_claims = limit or (12 if smoke else experiments.FULL_LIMIT)
+n_claims = limit or (experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT)
 data_path = resolve_data_dir(data_dir)
 settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
 results = Results("admiral/04_error_analysis", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,

@@ -25,7 +25,8 @@
 # **How it is run.** AdMIRaL is run once per claim to the limit without stopping; every system is then replayed
 # on those traces, deciding at iteration 1, then 2, and stopping at its first "sufficient".  The loop is
 # deterministic given its state, so this is what the loop with that `sufficiency` hook would do; the chapter
-# checks it on a few claims with the hook plugged into the loop itself.
+# checks it on a few claims with the hook plugged into the loop itself.  The first two iterations are those of the
+# experiments chapter's run on the same claims (read from the cache when it is there), extended by the third.
 #
 # **What differs from the paper:** closed corpora and models trained on this machine (see the experiments
 # chapter); proof beam {glue:text}`proof_beam` instead of 25 (CPU time); proofs of a small seq2seq model trained
@@ -64,6 +65,7 @@ set_seed(seed)
 FULL_LIMIT = 100          # evaluation claims per dataset at full size (fits the chapter's time budget)
 FULL_VERDICT_LIMIT = 200  # FEVER-Symmetric pairs per split at full size
 n_claims = limit or (6 if smoke else FULL_LIMIT)
+experiments_claims = experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT  # the experiments chapter's run
 n_pairs = limit or (6 if smoke else FULL_VERDICT_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
@@ -134,7 +136,7 @@ for name in ("hover", "feverous_s+distractors"):
     task = tasks[name]
     claims = task.evaluation[:n_claims]
     traces = sufficiency.cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam,
-                                       progress=not smoke)
+                                       progress=not smoke, earlier_claims=task.evaluation[:experiments_claims])
     runs[name] = sufficiency.run_systems(task, claims, traces, deciders, settings.iterations, progress=not smoke)
     traces_by_dataset[name], claims_by_dataset[name] = traces, claims
     for system, run in runs[name].items():

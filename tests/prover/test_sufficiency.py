@@ -138,3 +138,25 @@ def test_threshold_calibration_picks_the_best_cut():
     assert -2.5 <= found["threshold"] < -1.2 and found["n"] == 2
     assert max(row["accuracy"] for row in found["table"]) == 1.0
     assert any(row["threshold"] == -0.9 and row["accuracy"] == 0.5 for row in found["table"])
+
+
+def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_claim(tmp_path):
+    from proofbook.corpus import Corpus
+    from proofbook.models import ArtifactCache
+    from proofbook.prover.sufficiency import earlier_traces
+    from proofbook.retrieval import experiments
+    from proofbook.retrieval.tasks import RetrievalTask
+
+    corpus = Corpus("toy")
+    corpus.add("A", ["A first."])
+    claims = [RetrievalClaim(str(i), f"claim {i}", ("A",), (), 1, "SUPPORTED") for i in range(3)]
+    task = RetrievalTask("toy", corpus, [], claims)
+    settings, cache = experiments.TrainingSettings.smoke(0), ArtifactCache(tmp_path)
+    assert earlier_traces(task, claims[:2], settings, 5, claims, cache) is None          # no run cached
+    run = experiments.TaskRun("toy", claims, {}, [trace(c.claim) for c in claims], [], [], {})
+    cache.cache_pickle("admiral-run", experiments._run_key(task, claims, settings, experiments.book_config(beam=5),
+                                                           False), lambda: run)
+    found = earlier_traces(task, [claims[2], claims[0]], settings, 5, claims, cache)
+    assert [t.claim for t in found] == ["claim 2", "claim 0"]
+    other = RetrievalClaim("9", "claim 9", ("A",), (), 1, "SUPPORTED")
+    assert earlier_traces(task, [claims[0], other], settings, 5, claims, cache) is None  # a claim the run lacks

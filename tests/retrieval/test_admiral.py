@@ -105,6 +105,20 @@ def test_reusing_the_initial_retrieval_runs_only_the_hops():
         model.retrieve_many(["three"], initial=first)
 
 
+def test_extending_a_shorter_run_gives_the_longer_run_and_runs_only_the_missing_iterations():
+    longer = admiral(iterations=3).retrieve_many(["one", "two"], progress=False)
+    shorter = admiral(iterations=2).retrieve_many(["one", "two"], progress=False)
+    model = admiral(iterations=3)
+    extended = model.extend(shorter, progress=False)
+    assert model.hop_models[0].calls == [] and len(model.hop_models[1].calls) == 1   # iteration 3 only
+    assert [t.iterations for t in extended] == [3, 3] and [t.iterations for t in shorter] == [2, 2]  # copies
+    for a, b in zip(extended, longer):
+        assert a.ranking() == b.ranking()
+        assert [h.new_documents for h in a.hops] == [h.new_documents for h in b.hops]
+        assert [s.id for s, _ in a.selected] == [s.id for s, _ in b.selected]
+    assert [t.ranking() for t in model.extend(longer, progress=False)] == [t.ranking() for t in longer]  # nothing to run
+
+
 def test_bad_input_is_refused_before_any_work():
     model = admiral()
     with pytest.raises(ValueError, match="claim 1: empty claim"):

@@ -43,6 +43,10 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _file_hashes: dict[tuple[str, int, int], str] = {}
 
 
+#: ``ArtifactCache.get``'s default inside ``get_or_build`` (a stored value may be None)
+_MISSING = object()
+
+
 class CacheCorruptionWarning(UserWarning):
     """A cache entry failed its manifest check or its load, and is being rebuilt."""
 
@@ -222,6 +226,31 @@ class ArtifactCache:
         data_hash = file_fingerprint(data) if data is not None else None
         return fingerprint({"kind": kind, "config": config, "data": data_hash})
 
+    def get(self, kind: str, config: Any, load: Callable[[Path], Any], data: Any = None, default: Any = None) -> Any:
+        """The stored value for ``(kind, config, data)``, or ``default`` when there is no valid entry.
+
+        Nothing is built; a corrupted entry is deleted (with a :class:`CacheCorruptionWarning`).
+        """
+        entry = self.path_for(kind, self.key_for(kind, config, data))
+        if not entry.exists():
+            return default
+        problem = verify_entry(entry)
+        if problem is None:
+            try:
+                value = load(entry)
+            except Exception as err:  # noqa: BLE001 - any failure to load means a bad entry
+                problem = f"load failed: {type(err).__name__}: {err}"
+            else:
+                self.stats["hits"] += 1
+                logger.info("cache hit: %s", entry)
+                return value
+        warnings.warn(f"cache entry {entry} is corrupted ({problem}); deleting and rebuilding",
+                      CacheCorruptionWarning, stacklevel=3)
+        logger.warning("cache entry %s is corrupted (%s); rebuilding", entry, problem)
+        self.stats["rebuilt"] += 1
+        shutil.rmtree(entry, ignore_errors=True)
+        return default
+
     def get_or_build(self, kind: str, config: Any, build: Callable[[], Any], save: Callable[[Any, Path], None],
                      load: Callable[[Path], Any], data: Any = None) -> Any:
         """Load the entry for ``(kind, config, data)`` if a valid one exists, else build and store it.
@@ -229,25 +258,12 @@ class ArtifactCache:
         ``data`` is a path or paths (files or folders) whose content enters the key.  ``save(obj,
         folder)`` writes the artifact into an empty folder; ``load(folder)`` reads it back.
         """
+        value = self.get(kind, config, load, data, default=_MISSING)
+        if value is not _MISSING:
+            return value
+        self.stats["misses"] += 1
         key = self.key_for(kind, config, data)
         entry = self.path_for(kind, key)
-        if entry.exists():
-            problem = verify_entry(entry)
-            if problem is None:
-                try:
-                    value = load(entry)
-                except Exception as err:  # noqa: BLE001 - any failure to load means a bad entry
-                    problem = f"load failed: {type(err).__name__}: {err}"
-                else:
-                    self.stats["hits"] += 1
-                    logger.info("cache hit: %s", entry)
-                    return value
-            warnings.warn(f"cache entry {entry} is corrupted ({problem}); deleting and rebuilding",
-                          CacheCorruptionWarning, stacklevel=2)
-            logger.warning("cache entry %s is corrupted (%s); rebuilding", entry, problem)
-            self.stats["rebuilt"] += 1
-            shutil.rmtree(entry, ignore_errors=True)
-        self.stats["misses"] += 1
         logger.info("cache miss: %s; building", entry)
         return self._build_entry(entry, kind, key, config, data, build, save)
 

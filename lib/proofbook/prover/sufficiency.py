@@ -156,10 +156,10 @@ class ClassifierSufficiency(_Hook):
 @dataclass(frozen=True)
 class ClassifierSettings:
     seed: int = 0
-    max_claims_per_dataset: int = 400
+    max_claims_per_dataset: int = 300
     distractors: int = 1
     max_evidence: int = 5
-    max_length: int = 192
+    max_length: int = 128
     epochs: int = 1
     batch_size: int = 16
     lr: float = 5e-5
@@ -442,9 +442,15 @@ def calibrate_threshold(generator, sets, beam: int, reference: float = REFERENCE
 
 
 def cached_traces(task, components, claims, retrieval_settings, iterations: int = 3, beam: int = 25, cache=None,
-                  progress: bool = True) -> list:
+                  progress: bool = True, earlier_claims: Sequence | None = None) -> list:
     """AdMIRaL run to ``iterations`` without stopping (``suff-never``), cached; every other system is
-    simulated from these traces (the loop is deterministic given its state)."""
+    simulated from these traces (the loop is deterministic given its state).
+
+    ``earlier_claims``: the claims of the experiments chapter's run (:func:`proofbook.retrieval.experiments.cached_run`
+    with the book's config at this ``beam``).  When that run is in the cache and holds every one of ``claims``, its
+    2-iteration traces are extended (:meth:`proofbook.retrieval.admiral.Admiral.extend`) instead of running the first
+    two iterations again; otherwise the loop runs from the start.
+    """
     from proofbook.models import ArtifactCache, fingerprint
     from proofbook.retrieval import experiments
 
@@ -453,9 +459,29 @@ def cached_traces(task, components, claims, retrieval_settings, iterations: int 
     key = {"settings": dataclasses.asdict(retrieval_settings), "config": dataclasses.asdict(config),
            "dataset": task.dataset, "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]),
            "claims": fingerprint(list(claims))}
-    build = lambda: experiments.build_admiral(task, components, config).retrieve_many([c.claim for c in claims],  # noqa: E731
-                                                                                     progress=progress)
+
+    def build() -> list:
+        admiral = experiments.build_admiral(task, components, config)
+        earlier = earlier_traces(task, claims, retrieval_settings, beam, earlier_claims, cache) if earlier_claims else None
+        if earlier is not None:
+            return admiral.extend(earlier, progress=progress)
+        return admiral.retrieve_many([c.claim for c in claims], progress=progress)
+
     return cache.cache_pickle("admiral-traces", key, build)
+
+
+def earlier_traces(task, claims, retrieval_settings, beam: int, run_claims: Sequence, cache=None) -> list | None:
+    """The experiments chapter's AdMIRaL traces for ``claims``, from its cached run on ``run_claims``; None if
+    that run is not in the cache or lacks one of ``claims``."""
+    from proofbook.retrieval import experiments
+
+    run = experiments.stored_run(task, list(run_claims), retrieval_settings, experiments.book_config(beam=beam), cache)
+    if run is None:
+        return None
+    by_id = {c.id: t for c, t in zip(run.claims, run.traces)}
+    if any(c.id not in by_id or by_id[c.id].claim != c.claim for c in claims):
+        return None
+    return [by_id[c.id] for c in claims]
 
 
 def run_systems(task, claims, traces, deciders: dict, iterations: int = 3, progress: bool = True) -> dict[str, StoppingRun]:

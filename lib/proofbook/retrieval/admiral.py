@@ -192,12 +192,32 @@ class Admiral:
             traces.append(trace)
         return self._hops(traces, start, progress)
 
+    def extend(self, traces: Sequence[RetrievalTrace], progress: bool = True) -> list[RetrievalTrace]:
+        """Continue traces of an earlier run of this loop (fewer iterations) up to ``config.iterations``.
+
+        The traces are copied, not changed.  The loop is deterministic given its state, so this gives the
+        traces a run to ``config.iterations`` would have given, up to the floating-point effects of batching
+        other claims together (e.g. the sufficiency chapter extends the experiments chapter's 2-iteration run
+        to 3 iterations instead of running the first two again).  ``seconds`` adds the new iterations' time.
+        """
+        import copy
+
+        traces = [copy.deepcopy(t) for t in traces]
+        before = [t.seconds for t in traces]
+        for trace in traces:
+            trace.stopped_by_sufficiency = self._sufficient(trace)
+        traces = self._hops(traces, time.perf_counter(), progress)
+        for trace, seconds in zip(traces, before):
+            trace.seconds += seconds
+        return traces
+
     def _hops(self, traces: list[RetrievalTrace], start: float, progress: bool) -> list[RetrievalTrace]:
+        """Run the iterations 2..``config.iterations`` that each trace has not run yet."""
         cfg = self.config
         for iteration in range(2, cfg.iterations + 1):
-            active = [t for t in traces if not t.stopped_by_sufficiency and t.selected]
+            active = [t for t in traces if t.iterations == iteration - 1 and not t.stopped_by_sufficiency and t.selected]
             if not active:
-                break
+                continue
             model = self._hop_model(iteration - 1)
             inputs = [[s for s, _ in t.selected[:cfg.input_sentences]] for t in active]
             retrieved = [set(t.initial_ranking()[:cfg.rerank_documents]) | {d for h in t.hops for d in h.new_documents}

@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 #: evaluation claims per dataset at full size (02 and 04 share the run; fits the chapters' time budget)
 FULL_LIMIT = 120
+SMOKE_LIMIT = 12     # evaluation claims per dataset of the chapter's smoke run
 #: datasets on which the book also runs ``admiral-fulltrie`` (it costs about a third of a dataset's run time;
 #: HoVer only, to fit the chapters' time budget)
 FULLTRIE_DATASETS = ("hover",)
@@ -254,7 +255,22 @@ def cached_run(task: RetrievalTask, components: Components, claims: Sequence, se
     """
     fulltrie = task.dataset in FULLTRIE_DATASETS if fulltrie is None else fulltrie
     cache = cache or ArtifactCache()
-    key = {"settings": dataclasses.asdict(settings), "config": dataclasses.asdict(config), "dataset": task.dataset,
-           "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]), "claims": fingerprint(list(claims)), "fulltrie": fulltrie}
-    return cache.cache_pickle("admiral-run", key,
+    return cache.cache_pickle("admiral-run", _run_key(task, claims, settings, config, fulltrie),
                               lambda: run_systems(task, components, claims, config, cache, progress, fulltrie))
+
+
+def _run_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig,
+             fulltrie: bool) -> dict:
+    return {"settings": dataclasses.asdict(settings), "config": dataclasses.asdict(config), "dataset": task.dataset,
+            "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]), "claims": fingerprint(list(claims)),
+            "fulltrie": fulltrie}
+
+
+def stored_run(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig = AdmiralConfig(),
+               cache: ArtifactCache | None = None, fulltrie: bool | None = None) -> TaskRun | None:
+    """The run :func:`cached_run` stored for these arguments, or None when there is none (nothing is run)."""
+    from proofbook.models.cache import pickle_codec
+
+    fulltrie = task.dataset in FULLTRIE_DATASETS if fulltrie is None else fulltrie
+    return (cache or ArtifactCache()).get("admiral-run", _run_key(task, claims, settings, config, fulltrie),
+                                          pickle_codec()[1])

@@ -34,9 +34,14 @@ _MISSING = object()
 
 
 def _ids(seq: Iterable) -> tuple[int, ...]:
-    """A token sequence (list, tuple, tensor, array) as a tuple of Python ints."""
+    """A token sequence (list, tuple, tensor, array) as a tuple of Python ints.
+
+    A tuple is returned as it is (the memo keys of :meth:`SequenceConstraint.states` are tuples that grow by
+    one token per decoding step: converting them again at every step made constrained decoding quadratic)."""
+    if type(seq) is tuple:
+        return seq
     if hasattr(seq, "tolist"):
-        seq = seq.tolist()
+        return tuple(seq.tolist())
     return tuple(int(token) for token in seq)
 
 

@@ -177,7 +177,11 @@ comparison.style.format("{:.3f}")
 #   scorer computes from the hypothesis itself.  Sampling does not rescue it: the search keeps the best of k
 #   noisy candidates, and a wrong option's spurious high-scoring candidate can win as easily as the right
 #   option's.  In the paper the same model writes and judges the premises, so its premises are mostly ones it
-#   believes.
+#   believes.  A larger generator does not fix this within the book's budget: measured during development
+#   (`proofbook.prover.entailer.experiments` records how), a 3-layer d_model-256 scratch generator and a
+#   49M-parameter encoder-decoder warm-started from MiniLM both still sampled mostly garbled premises, the
+#   second after more training time than this whole chapter set may take.  A local `allenai/entailer-large`
+#   folder (`EntailerCheckpoint`) is the way to test the claim with a pretrained generator.
 # - **Negatives.** The paper's premise and inference negatives were labelled by people; ours are built by rules
 #   (wrong OBQA options, perturbed and negated premises, shuffled and incomplete premise sets, SciTail/SICK).
 # - **Data.** OBQA dev, not test; the first N questions only; QASC stands in for QuaRTz.

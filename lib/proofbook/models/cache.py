@@ -43,7 +43,7 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _file_hashes: dict[tuple[str, int, int], str] = {}
 
 
-#: ``ArtifactCache.get``'s default inside ``get_or_build`` (a stored value may be None)
+#: "no valid entry" inside ``ArtifactCache.get_or_build`` (a stored value may be None)
 _MISSING = object()
 
 
@@ -231,7 +231,9 @@ class ArtifactCache:
 
         Nothing is built; a corrupted entry is deleted (with a :class:`CacheCorruptionWarning`).
         """
-        entry = self.path_for(kind, self.key_for(kind, config, data))
+        return self._load_entry(self.path_for(kind, self.key_for(kind, config, data)), load, default)
+
+    def _load_entry(self, entry: Path, load: Callable[[Path], Any], default: Any) -> Any:
         if not entry.exists():
             return default
         problem = verify_entry(entry)
@@ -258,12 +260,12 @@ class ArtifactCache:
         ``data`` is a path or paths (files or folders) whose content enters the key.  ``save(obj,
         folder)`` writes the artifact into an empty folder; ``load(folder)`` reads it back.
         """
-        value = self.get(kind, config, load, data, default=_MISSING)
+        key = self.key_for(kind, config, data)
+        entry = self.path_for(kind, key)
+        value = self._load_entry(entry, load, _MISSING)
         if value is not _MISSING:
             return value
         self.stats["misses"] += 1
-        key = self.key_for(kind, config, data)
-        entry = self.path_for(kind, key)
         logger.info("cache miss: %s; building", entry)
         return self._build_entry(entry, kind, key, config, data, build, save)
 

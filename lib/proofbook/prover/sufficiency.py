@@ -451,14 +451,12 @@ def cached_traces(task, components, claims, retrieval_settings, iterations: int 
     2-iteration traces are extended (:meth:`proofbook.retrieval.admiral.Admiral.extend`) instead of running the first
     two iterations again; otherwise the loop runs from the start.
     """
-    from proofbook.models import ArtifactCache, fingerprint
+    from proofbook.models import ArtifactCache
     from proofbook.retrieval import experiments
 
     cache = cache or ArtifactCache()
     config = experiments.book_config(iterations=iterations, beam=beam)
-    key = {"settings": dataclasses.asdict(retrieval_settings), "config": dataclasses.asdict(config),
-           "dataset": task.dataset, "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]),
-           "claims": fingerprint(list(claims))}
+    key = experiments.task_key(task, claims, retrieval_settings, config)
 
     def build() -> list:
         admiral = experiments.build_admiral(task, components, config)

@@ -37,7 +37,8 @@ logger = logging.getLogger(__name__)
 
 #: evaluation claims per dataset at full size (02 and 04 share the run; fits the chapters' time budget)
 FULL_LIMIT = 120
-SMOKE_LIMIT = 12     # evaluation claims per dataset of the chapter's smoke run
+#: evaluation claims per dataset in the chapters' smoke runs
+SMOKE_LIMIT = 12
 #: datasets on which the book also runs ``admiral-fulltrie`` (it costs about a third of a dataset's run time;
 #: HoVer only, to fit the chapters' time budget)
 FULLTRIE_DATASETS = ("hover",)
@@ -255,15 +256,20 @@ def cached_run(task: RetrievalTask, components: Components, claims: Sequence, se
     """
     fulltrie = task.dataset in FULLTRIE_DATASETS if fulltrie is None else fulltrie
     cache = cache or ArtifactCache()
-    return cache.cache_pickle("admiral-run", _run_key(task, claims, settings, config, fulltrie),
+    return cache.cache_pickle("admiral-run", run_key(task, claims, settings, config, fulltrie),
                               lambda: run_systems(task, components, claims, config, cache, progress, fulltrie))
 
 
-def _run_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig,
-             fulltrie: bool) -> dict:
+def task_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig) -> dict:
+    """The cache key of a run of AdMIRaL on ``claims`` of ``task`` (models from ``settings``, decoding ``config``)."""
     return {"settings": dataclasses.asdict(settings), "config": dataclasses.asdict(config), "dataset": task.dataset,
-            "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]), "claims": fingerprint(list(claims)),
-            "fulltrie": fulltrie}
+            "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]), "claims": fingerprint(list(claims))}
+
+
+def run_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig,
+            fulltrie: bool) -> dict:
+    """The cache key of :func:`cached_run`."""
+    return {**task_key(task, claims, settings, config), "fulltrie": fulltrie}
 
 
 def stored_run(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig = AdmiralConfig(),
@@ -272,5 +278,5 @@ def stored_run(task: RetrievalTask, claims: Sequence, settings: TrainingSettings
     from proofbook.models.cache import pickle_codec
 
     fulltrie = task.dataset in FULLTRIE_DATASETS if fulltrie is None else fulltrie
-    return (cache or ArtifactCache()).get("admiral-run", _run_key(task, claims, settings, config, fulltrie),
+    return (cache or ArtifactCache()).get("admiral-run", run_key(task, claims, settings, config, fulltrie),
                                           pickle_codec()[1])

@@ -410,3 +410,19 @@ def test_wordpiece_vocabulary_is_numbered_the_same_every_time():
     ids = first("the root of a moss is small")["input_ids"]
     assert first.decode(ids, skip_special_tokens=True) == "the root of a moss is small"
     assert ids[0] == first.cls_token_id and ids[-1] == first.sep_token_id
+
+
+def test_a_new_cross_encoder_head_depends_on_its_seed_only():
+    """The head is the same whatever used torch's global generator before, and that generator is untouched."""
+    def head(model):
+        return torch.cat([p.detach().flatten() for n, p in model.model.named_parameters() if "classifier" in n])
+
+    torch.manual_seed(123)
+    first = CrossEncoder("minilm", labels=["no", "yes"], max_length=16, seed=7)
+    torch.rand(1000)  # a different history, as a cached model or a longer training run would leave
+    state = torch.get_rng_state()
+    second = CrossEncoder("minilm", labels=["no", "yes"], max_length=16, seed=7)
+    assert torch.equal(torch.get_rng_state(), state)
+    assert torch.equal(head(first), head(second))
+    other = CrossEncoder("minilm", labels=["no", "yes"], max_length=16, seed=8)
+    assert not torch.equal(head(first), head(other))

@@ -169,7 +169,8 @@ class VeracityClassifier:
             raise ValueError(f"veracity training: {len(train_part)} training and {len(selection)} selection "
                              "examples; need both")
         set_seed(settings.seed)
-        encoder = CrossEncoder(settings.checkpoint, labels=LABELS, max_length=settings.max_length)
+        encoder = CrossEncoder(settings.checkpoint, labels=LABELS, max_length=settings.max_length,
+                               seed=settings.seed)
         steps = -(-len(train_part) // settings.batch_size)
         config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr,
                              seed=settings.seed, higher_is_better=False, progress=progress,

@@ -23,6 +23,10 @@ from proofbook.models.loading import load_classifier, load_tokenizer, quiet_tran
 from proofbook.models.training import TrainConfig, TrainResult, train
 
 CONFIG_FILE = "cross_encoder.json"
+#: how a new classification head is initialised; enters the cache keys of models built after other
+#: training in the same process (2: from ``seed``; 1 was torch's global generator, whose state
+#: depended on what ran before)
+HEAD_INIT_VERSION = 2
 Pair = tuple[str, str]
 
 
@@ -48,11 +52,14 @@ METRICS: dict[str, Callable[[Sequence[int], Sequence[int]], float]] = {"accuracy
 class CrossEncoder:
     """A pair classifier over ``labels`` on a local encoder checkpoint (``"minilm"`` by default).
 
-    ``device`` defaults to CUDA when available, else the CPU.
+    ``device`` defaults to CUDA when available, else the CPU.  On a bare encoder the new
+    classification head is drawn from a generator seeded with ``seed`` (torch's global generator is
+    left as it was), so the same arguments give the same untrained model whatever ran before in the
+    process -- a cached model loaded earlier, or a longer training run, changes nothing.
     """
 
     def __init__(self, checkpoint: os.PathLike | str = "minilm", *, labels: Sequence[str], max_length: int = 128,
-                 device: str | None = None):
+                 device: str | None = None, seed: int = 0):
         if len(labels) < 2 or len(set(labels)) != len(labels):
             raise ValueError(f"CrossEncoder needs at least two distinct labels, got {list(labels)}")
         self.checkpoint = str(checkpoint)
@@ -61,7 +68,9 @@ class CrossEncoder:
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         folder = resolve_checkpoint(checkpoint)
         self.tokenizer = load_tokenizer(folder)
-        self.model = load_classifier(folder, num_labels=len(self.labels)).to(self.device)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.model = load_classifier(folder, num_labels=len(self.labels)).to(self.device)
         self.model.config.id2label = dict(enumerate(self.labels))
         self.model.config.label2id = {label: i for i, label in enumerate(self.labels)}
         self.model.eval()

@@ -135,8 +135,8 @@ class OperatorModel:
         return f"OperatorModel({self.encoder!r})"
 
     @classmethod
-    def new(cls, max_length: int = 32, checkpoint="minilm") -> "OperatorModel":
-        return cls(CrossEncoder(checkpoint, labels=LABELS, max_length=max_length))
+    def new(cls, max_length: int = 32, checkpoint="minilm", seed: int = 0) -> "OperatorModel":
+        return cls(CrossEncoder(checkpoint, labels=LABELS, max_length=max_length, seed=seed))
 
     def predict_proba(self, pairs: Sequence[tuple[str, str]], batch_size: int = 64) -> np.ndarray:
         return self.encoder.predict_proba(list(pairs), batch_size=batch_size, progress=False)
@@ -157,7 +157,7 @@ class OperatorModel:
 
 def train_operator_model(data: OperatorData, settings: OperatorSettings = OperatorSettings()) -> OperatorModel:
     """Fine-tune MiniLM on ``data.train`` (no early stopping: the held-out part is for reporting only)."""
-    model = OperatorModel.new(settings.max_length)
+    model = OperatorModel.new(settings.max_length, seed=settings.seed)
     config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, seed=settings.seed)
     model.encoder.fit([(x.claim_span, x.evidence_span) for x in data.train], [x.operator for x in data.train],
                       config=config)

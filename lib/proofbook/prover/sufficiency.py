@@ -173,6 +173,7 @@ def train_classifier(tasks, settings: ClassifierSettings = ClassifierSettings(),
     """Train (or load) the sufficiency classifier on the tasks' training claims; returns it and the seconds."""
     from proofbook.models import ArtifactCache, CrossEncoder, TrainConfig, fingerprint
     from proofbook.models.cache import object_codec
+    from proofbook.models.cross_encoder import HEAD_INIT_VERSION
     from proofbook.prover.proofgen import evidence_sets
 
     cache = cache or ArtifactCache()
@@ -180,14 +181,15 @@ def train_classifier(tasks, settings: ClassifierSettings = ClassifierSettings(),
                          settings.seed)
 
     def build() -> ClassifierSufficiency:
-        encoder = CrossEncoder("minilm", labels=CLASSIFIER_LABELS, max_length=settings.max_length)
+        encoder = CrossEncoder("minilm", labels=CLASSIFIER_LABELS, max_length=settings.max_length,
+                               seed=settings.seed)
         encoder.fit([(s.claim, classifier_passage(s.sentences)) for s in sets],
                     [CLASSIFIER_LABELS[s.sufficient] for s in sets],
                     config=TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr,
                                        seed=settings.seed))
         return ClassifierSufficiency(encoder)
 
-    key = {"settings": dataclasses.asdict(settings),
+    key = {"settings": dataclasses.asdict(settings), "head": HEAD_INIT_VERSION,
            "sets": fingerprint([(s.claim_id, [x.id for x in s.sentences], s.sufficient) for s in sets])}
     start = time.perf_counter()
     model = cache.get_or_build("natlog-sufficiency-classifier", key, build, *object_codec(ClassifierSufficiency))

@@ -368,7 +368,8 @@ def train_reranker(examples: Sequence[RerankerExample], dev_examples: Sequence[R
     examples = _subsample(examples, max_examples, config.seed)
     if not examples:
         raise ValueError("train_reranker: no training examples")
-    cross_encoder = CrossEncoder(checkpoint, labels=LABELS, max_length=max_length, device=device)
+    cross_encoder = CrossEncoder(checkpoint, labels=LABELS, max_length=max_length, device=device,
+                                 seed=config.seed)
     dev_pairs = dev_labels = None
     if dev_examples:
         dev_pairs = [(e.query, e.passage) for e in dev_examples]

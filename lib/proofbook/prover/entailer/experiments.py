@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Sequence
 
 from proofbook.data.base import resolve_data_dir
+from proofbook.models.cross_encoder import HEAD_INIT_VERSION
 from proofbook.models.loading import WORDPIECE_VERSION
 from proofbook.prover.entailer import behaviours as bh
 from proofbook.prover.entailer import hypotheses as hyp
@@ -317,7 +318,7 @@ def _cross_encoder(data: bh.LabelledPairs, max_length: int, lr: float, settings:
     from proofbook.models import CrossEncoder, TrainConfig, accuracy
 
     n_dev = max(1, len(data) // 10)
-    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=max_length)
+    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=max_length, seed=settings.seed)
     result = model.fit(data.pairs[n_dev:], data.labels[n_dev:],
                        config=TrainConfig(epochs=settings.ce_epochs, batch_size=settings.ce_batch, lr=lr,
                                           seed=settings.seed, progress=True))
@@ -337,7 +338,8 @@ def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, settings
 
     n_dev = max(1, len(groups) // 10)
     held, kept = groups.split(n_dev)
-    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=settings.truth_max_length)
+    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=settings.truth_max_length,
+                         seed=settings.seed)
     model.fit_groups([[(context.pair(text), flag) for text, flag in group] for group in kept.groups],
                      TrainConfig(epochs=settings.ce_epochs, batch_size=settings.truth_batch, lr=settings.truth_lr,
                                  seed=settings.seed, progress=True))
@@ -432,7 +434,7 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
             model.held_out = json.loads((Path(folder) / "held_out.json").read_text())
             return model
 
-        config = {**fields(prefix, "ce_"), "what": name, "data": DATA_VERSION[name]}
+        config = {**fields(prefix, "ce_"), "what": name, "data": DATA_VERSION[name], "head": HEAD_INIT_VERSION}
         scorers[name] = timed(name, kind, config, build, (save, load))
         held_out[name] = scorers[name].held_out
     model = bh.TrainedEntailer(generator, scorers["truth scorer"], scorers["entailment scorer"],

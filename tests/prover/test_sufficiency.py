@@ -138,6 +138,10 @@ def test_threshold_calibration_picks_the_best_cut():
     assert -2.5 <= found["threshold"] < -1.2 and found["n"] == 2
     assert max(row["accuracy"] for row in found["table"]) == 1.0
     assert any(row["threshold"] == -0.9 and row["accuracy"] == 0.5 for row in found["table"])
+    best = next(row for row in found["table"] if row["threshold"] == found["threshold"])
+    assert (best["said_sufficient_complete"], best["said_sufficient_incomplete"]) == (1.0, 0.0)
+    loose = min(found["table"], key=lambda row: row["threshold"])   # keeps both proofs: no information
+    assert loose["said_sufficient_complete"] == loose["said_sufficient_incomplete"] == 1.0
 
 
 def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_claim(tmp_path):

@@ -145,7 +145,7 @@ class ProofgenSettings:
     vocab_size: int | None = 4000     # scratch: a WordPiece vocabulary trained on the proofs (None: MiniLM's)
     d_model: int = 256
     layers: int = 3
-    epochs: int = 6
+    epochs: int = 5
     batch_size: int = 16
     lr: float = 5e-4
     max_input_length: int = 256

@@ -101,3 +101,20 @@ def test_collate_and_mean_logprob_helpers():
     logits = [torch.zeros(1, 4), torch.zeros(1, 4), torch.zeros(1, 4)]  # uniform over 4 tokens
     tokens = torch.tensor([[1, 3, 2]])  # EOS (3) at position 1: positions 0..1 count
     assert mean_logprob(logits, tokens, eos_token_id=3)[0] == pytest.approx(-1.3862944, abs=1e-6)
+
+
+@pytest.mark.unit
+def test_frozen_encoder_trains_only_the_decoder_and_learns_the_pairs(tmp_path):
+    import torch
+
+    model = Seq2Seq.frozen_encoder(d_model=32, layers=1, heads=2, dropout=0.0, seed=0, max_input_length=32,
+                                   max_target_length=16, device="cpu")
+    encoder_before = {n: p.detach().clone() for n, p in model.model.get_encoder().named_parameters()}
+    decoder_before = next(model.model.decoder.parameters()).detach().clone()
+    model.fit(PAIRS * 8, TrainConfig(epochs=60, batch_size=8, lr=1e-2, warmup_ratio=0.0, progress=False, seed=1))
+    assert all(torch.equal(p, encoder_before[n]) for n, p in model.model.get_encoder().named_parameters())
+    assert not torch.equal(next(model.model.decoder.parameters()), decoder_before)
+    assert [model.generate([source])[0][0].text for source, _ in PAIRS] == [target for _, target in PAIRS]
+    model.save(tmp_path / "m")
+    loaded = Seq2Seq.load(tmp_path / "m", device="cpu")
+    assert loaded.backend == "frozen-encoder" and loaded.generate([PAIRS[1][0]])[0][0].text == PAIRS[1][1]

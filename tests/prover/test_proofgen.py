@@ -115,6 +115,16 @@ def test_tiny_generator_writes_constrained_proofs(tmp_path):
     assert [str(p) for p in loaded.generate([CLAIM], [EVIDENCE], beam=2)[0]] == [str(p) for p in proofs]
 
 
+def test_generator_backends_are_named_in_the_error():
+    import dataclasses
+
+    frozen = ProofGenerator.new(dataclasses.replace(ProofgenSettings.smoke(), backend="frozen-encoder", d_model=32,
+                                                    layers=1))
+    assert frozen.seq2seq.backend == "frozen-encoder" and len(frozen.seq2seq.tokenizer) > 30000   # MiniLM's
+    with pytest.raises(ValueError, match="unknown backend 'bart'; expected one of .*frozen-encoder"):
+        ProofGenerator.new(dataclasses.replace(ProofgenSettings.smoke(), backend="bart"))
+
+
 def test_newlines_never_reach_a_proof_string():
     from proofbook.prover.proofgen import clean
 

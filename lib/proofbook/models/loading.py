@@ -273,6 +273,40 @@ def warm_start_seq2seq_from_encoder(path: os.PathLike | str = "minilm"):
     return model
 
 
+def frozen_encoder_seq2seq(path: os.PathLike | str = "minilm", d_model: int = 256, layers: int = 3, heads: int = 4,
+                           max_positions: int = 160, dropout: float = 0.1):
+    """An EncoderDecoderModel: a local encoder checkpoint (MiniLM) whose weights are frozen, and a small BERT
+    decoder (``layers`` layers, ``d_model`` wide, with cross-attention) initialised at random over the
+    encoder's vocabulary.  Only the decoder and the projection of the encoder's states to its width train.
+
+    The pretrained encoder brings what a model trained from scratch on a few thousand examples lacks: which
+    words of the input mean the same thing.  Because it does not change, its states can be computed once per
+    training input (:meth:`proofbook.models.seq2seq.Seq2Seq.fit` does).
+    """
+    from transformers import BertConfig, BertLMHeadModel, EncoderDecoderModel
+
+    folder = resolve_checkpoint(path)
+    encoder = load_encoder(folder)
+    tokenizer = load_tokenizer(folder)
+    decoder = BertLMHeadModel(BertConfig(
+        vocab_size=encoder.config.vocab_size, hidden_size=d_model, num_hidden_layers=layers, num_attention_heads=heads,
+        intermediate_size=4 * d_model, max_position_embeddings=max_positions, hidden_dropout_prob=dropout,
+        attention_probs_dropout_prob=dropout, is_decoder=True, add_cross_attention=True))
+    model = EncoderDecoderModel(encoder=encoder, decoder=decoder)
+    ids = special_token_ids(tokenizer)
+    set_special_token_ids(model, pad_token_id=ids["pad_token_id"], eos_token_id=ids["eos_token_id"],
+                          decoder_start_token_id=ids["decoder_start_token_id"])
+    model.config.vocab_size = decoder.config.vocab_size
+    freeze_encoder(model)
+    return model
+
+
+def freeze_encoder(model) -> None:
+    """Stop gradients into an encoder-decoder model's encoder."""
+    for parameter in model.get_encoder().parameters():
+        parameter.requires_grad = False
+
+
 def small_seq2seq(vocab_size: int, d_model: int = 256, layers: int = 3, heads: int = 4,
                   ffn_dim: int | None = None, max_positions: int = 512, dropout: float = 0.1, *,
                   pad_token_id: int, eos_token_id: int, decoder_start_token_id: int,

@@ -7,13 +7,15 @@ the NatLog proof generator (AdMIRaL §3.2), the question generator of claims in 
 (:mod:`proofbook.retrieval.autoregressive`) has its own input truncation rule and reuses the pieces
 here (:func:`collate`, :func:`special_frame`, :func:`mean_logprob`).
 
-Three backends, as measured in ``../shared/docs/stack.md`` (no pretrained seq2seq model is
+Four backends, as measured in ``../shared/docs/stack.md`` (no pretrained seq2seq model is
 installable offline):
 
 * :meth:`Seq2Seq.from_scratch` -- a small BART (d_model 256, 3+3 layers) initialised at random with
   MiniLM's WordPiece tokenizer (uncased: generated text comes back lower-cased with spaced
   punctuation);
 * :meth:`Seq2Seq.warm_start` -- MiniLM as encoder and decoder (``EncoderDecoderModel``, 49M parameters);
+* :meth:`Seq2Seq.frozen_encoder` -- MiniLM as a frozen encoder and a small BERT decoder trained from scratch
+  (11M trainable parameters); the encoder's states are computed once per training input;
 * :meth:`Seq2Seq.from_checkpoint` -- any local seq2seq folder with its tokenizer (BART, GENRE, T5 such
   as ``allenai/entailer-large``).
 
@@ -31,9 +33,9 @@ from typing import Callable, Sequence
 
 import torch
 
-from proofbook.models.loading import (load_model, load_seq2seq, load_tokenizer, quiet_transformers,
-                                      resolve_checkpoint, set_special_token_ids, small_seq2seq, special_token_ids,
-                                      warm_start_seq2seq_from_encoder)
+from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, load_model, load_seq2seq,
+                                      load_tokenizer, quiet_transformers, resolve_checkpoint, set_special_token_ids,
+                                      small_seq2seq, special_token_ids, warm_start_seq2seq_from_encoder)
 from proofbook.models.training import TrainConfig, TrainResult, set_seed, train
 
 CONFIG_FILE = "proofbook_seq2seq.json"
@@ -81,6 +83,19 @@ def collate(batch: Sequence[tuple[Sequence[int], Sequence[int]]], pad_token_id: 
     return {"input_ids": input_ids, "attention_mask": attention, "labels": labels}
 
 
+def collate_states(batch: Sequence[tuple[Sequence[int], Sequence[int]]], states: dict, pad_token_id: int
+                   ) -> dict[str, object]:
+    """:func:`collate` for a frozen encoder: the inputs' precomputed encoder states (``states[tuple(ids)]``,
+    padded with zeros) stand in for the input ids."""
+    plain = collate(batch, pad_token_id)
+    width = plain["input_ids"].shape[1]
+    first = states[tuple(batch[0][0])]
+    hidden = torch.zeros((len(batch), width, first.shape[-1]), dtype=first.dtype)
+    for row, (ids, _) in enumerate(batch):
+        hidden[row, :len(ids)] = states[tuple(ids)]
+    return {"encoder_outputs": (hidden,), "attention_mask": plain["attention_mask"], "labels": plain["labels"]}
+
+
 def mean_logprob(step_logits: Sequence[torch.Tensor], tokens: torch.Tensor, eos_token_id: int) -> list[float]:
     """Mean log-probability of ``tokens`` (up to and including the first EOS) under per-step logits."""
     logprobs = torch.stack([torch.log_softmax(step.float(), dim=-1) for step in step_logits], dim=1)
@@ -123,6 +138,17 @@ class Seq2Seq:
         set_seed(seed)
         return cls(warm_start_seq2seq_from_encoder(checkpoint), load_tokenizer(checkpoint), backend="warm-start",
                    **kwargs)
+
+    @classmethod
+    def frozen_encoder(cls, checkpoint: os.PathLike | str = "minilm", *, d_model: int = 256, layers: int = 3,
+                       heads: int = 4, dropout: float = 0.1, seed: int = 0, **kwargs) -> "Seq2Seq":
+        """A local encoder (MiniLM) kept frozen and a small decoder trained from scratch (seeded); see
+        :func:`proofbook.models.loading.frozen_encoder_seq2seq`."""
+        set_seed(seed)
+        positions = max(kwargs.get("max_target_length", 64) + 8, 128)
+        model = frozen_encoder_seq2seq(checkpoint, d_model=d_model, layers=layers, heads=heads,
+                                       max_positions=positions, dropout=dropout)
+        return cls(model, load_tokenizer(checkpoint), backend="frozen-encoder", **kwargs)
 
     @classmethod
     def from_scratch(cls, tokenizer="minilm", *, d_model: int = 256, layers: int = 3,
@@ -183,14 +209,34 @@ class Seq2Seq:
         if not pairs:
             raise ValueError("fit: no training pairs")
         encoded = [self._encode_pair(i, (source, target)) for i, (source, target) in enumerate(pairs)]
+        collate_fn = self.collate
+        if self.backend == "frozen-encoder":   # the encoder does not change: its states once per input
+            freeze_encoder(self.model)
+            states = self.encoder_states([ids for ids, _ in encoded])
+            collate_fn = lambda batch: collate_states(batch, states, self.pad_token_id)  # noqa: E731
         if evaluate is None and dev_pairs:
             dev = list(dev_pairs)
             evaluate = lambda model: float(sum(self.score([s for s, _ in dev], [t for _, t in dev])) / len(dev))  # noqa: E731
         with warnings.catch_warnings():  # EncoderDecoderModel warns on every step that it computes the loss
             warnings.filterwarnings("ignore", message="Version v4.12.0 introduces", category=FutureWarning)
-            result = train(self.model, encoded, self.collate, evaluate, config or TrainConfig())
+            result = train(self.model, encoded, collate_fn, evaluate, config or TrainConfig())
         self.model.eval()
         return result
+
+    def encoder_states(self, inputs: Sequence[Sequence[int]], batch_size: int = 32) -> dict[tuple, torch.Tensor]:
+        """The encoder's last hidden states of each distinct input (ids -> ``[length, hidden]``, on the CPU)."""
+        distinct = sorted({tuple(ids) for ids in inputs}, key=len)
+        encoder, states = self.model.get_encoder(), {}
+        encoder.eval()
+        with torch.no_grad():
+            for first in range(0, len(distinct), batch_size):
+                chunk = distinct[first:first + batch_size]
+                batch = collate([(ids, [0]) for ids in chunk], self.pad_token_id)
+                hidden = encoder(input_ids=batch["input_ids"].to(self.device),
+                                 attention_mask=batch["attention_mask"].to(self.device)).last_hidden_state.cpu()
+                for row, ids in enumerate(chunk):
+                    states[ids] = hidden[row, :len(ids)].clone()
+        return states
 
     def _encode_pair(self, position: int, pair: tuple[str, str]) -> tuple[list[int], list[int]]:
         source, target = pair

@@ -25,8 +25,8 @@ Departures, stated: by default the claim spans are the claim's chunks in order (
 enforces "in claim order" token by token -- with the free n-gram trie (``claim_spans="ngrams"``) a small
 model repeats frequent n-grams out of order and such beams can only be dropped after decoding (measured:
 all beams of our CPU-trained generator); spans are lower-cased by the uncased MiniLM tokenizer; the
-model is :class:`proofbook.models.seq2seq.Seq2Seq` (a small BART trained from scratch, or MiniLM
-warm-started), not BART-large.
+model is :class:`proofbook.models.seq2seq.Seq2Seq` (a small BART trained from scratch, MiniLM
+warm-started, or a frozen MiniLM encoder with a small decoder), not BART-large.
 
 What the small model does not learn (development measurements on the 120 calibration selections of
 :func:`proofbook.prover.sufficiency.calibrate_threshold`, 30 HoVer + 30 FEVEROUS-S claims, each complete and
@@ -35,8 +35,8 @@ missing one gold sentence; throwaway scripts, not part of the book's runs):
 * the default scratch generator ends 11% of its beams in NOT ENOUGH INFO on complete selections and 11%
   on incomplete ones, and the reference rule's "sufficient" shares on the two kinds never differ by more
   than 0.03 at any threshold: it does not see which claim spans the evidence covers;
-* a frozen MiniLM encoder with a small trained decoder (3 layers, d_model 256, 5 epochs, MiniLM's
-  vocabulary; 900 s of training on a shared CPU) ends 15% and 25% of its beams in NOT ENOUGH INFO, a gap of
+* a frozen MiniLM encoder with a small trained decoder (``backend="frozen-encoder"``, 3 layers, d_model 256,
+  5 epochs, MiniLM's vocabulary; 900 s of training on a shared CPU) ends 15% and 25% of its beams in NOT ENOUGH INFO, a gap of
   at most 0.13 in the rule's shares -- a weak signal on 60 + 60 selections;
 * both write evidence spans that are mostly function words ("is", "and", "in the") where the training
   proofs hold content spans: neither learns to copy from the evidence in a few hundred steps.
@@ -60,6 +60,8 @@ from proofbook.models.loading import WORDPIECE_VERSION
 from proofbook.prover.natlog import OPERATORS, Proof, ProofError, format_proof, ProofStep
 
 MAX_NGRAM = 6
+#: the generator's :class:`~proofbook.models.seq2seq.Seq2Seq` backends (``ProofgenSettings.backend``)
+BACKENDS = ("scratch", "warm-start", "frozen-encoder")
 _WORDS = re.compile(r"\w+(?:['’\-.]\w+)*", re.UNICODE)
 Evidence = Sequence[tuple[str, str]]       # (title, sentence) pairs
 
@@ -157,7 +159,7 @@ class ProofgenSettings:
     fewshot_repeat: int = 2
     verdict_constrained: bool = True  # complete-evidence proofs reach the claim's label (see build_proofs)
     max_fewshot: int | None = None    # at most this many few-shot proofs (None: all 162)
-    backend: str = "scratch"          # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
+    backend: str = "scratch"          # one of BACKENDS: small BART / MiniLM encoder-decoder / frozen MiniLM + decoder
     vocab_size: int | None = 4000     # scratch: a WordPiece vocabulary trained on the proofs (None: MiniLM's)
     d_model: int = 256
     layers: int = 3
@@ -345,8 +347,10 @@ class ProofGenerator:
                       max_target_length=settings.max_target_length)
         if settings.backend == "warm-start":
             return cls(Seq2Seq.warm_start("minilm", **kwargs))
+        if settings.backend == "frozen-encoder":
+            return cls(Seq2Seq.frozen_encoder("minilm", d_model=settings.d_model, layers=settings.layers, **kwargs))
         if settings.backend != "scratch":
-            raise ValueError(f"unknown backend {settings.backend!r}; expected 'scratch' or 'warm-start'")
+            raise ValueError(f"unknown backend {settings.backend!r}; expected one of {BACKENDS}")
         tokenizer = "minilm"
         if settings.vocab_size:
             if not texts:

@@ -108,10 +108,12 @@ pd.Series(seconds, name="seconds (0 if loaded from the cache)").round(1).to_fram
 calibration = pd.DataFrame(prover.calibration)
 glue("threshold", f"{prover.threshold:.3f}", display=False)
 if len(calibration):
-    reference_row = calibration.iloc[(calibration.threshold - sufficiency.REFERENCE_THRESHOLD).abs().argmin()]
+    def row_at(threshold):
+        return calibration.iloc[(calibration.threshold - threshold).abs().argmin()]
+
+    reference_row, chosen = row_at(sufficiency.REFERENCE_THRESHOLD), row_at(prover.threshold)
     glue("reference_accuracy", f"{reference_row.accuracy:.3f}", display=False)
     glue("calibrated_accuracy", f"{calibration.accuracy.max():.3f}", display=False)
-    chosen = calibration.iloc[(calibration.threshold - prover.threshold).abs().argmin()]
     glue("said_complete", f"{chosen.said_sufficient_complete:.2f}", display=False)
     glue("said_incomplete", f"{chosen.said_sufficient_incomplete:.2f}", display=False)
     gap = (calibration.said_sufficient_complete - calibration.said_sufficient_incomplete).abs()
@@ -135,7 +137,7 @@ if len(calibration):
 # correctly; at the chosen threshold {glue:text}`calibrated_accuracy`.
 #
 # Accuracy alone hides whether the rule sees anything: half of the selections are complete, so a rule that
-# ignored the evidence would score about one half at every threshold.  The two dashed curves say more.  At the
+# ignored the evidence would score about one half at every threshold.  The other two curves say more.  At the
 # chosen threshold the rule calls {glue:text}`said_complete` of the complete selections sufficient and
 # {glue:text}`said_incomplete` of those missing a gold sentence; over all thresholds the two shares never differ
 # by more than {glue:text}`largest_gap`.  Where the curves lie on each other, the threshold only sets how often the

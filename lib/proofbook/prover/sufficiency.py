@@ -351,7 +351,7 @@ class Prover:
     classifier: ClassifierSufficiency
     seconds: dict[str, float]
     threshold: float = REFERENCE_THRESHOLD
-    calibration: list = field(default_factory=list)   # rows threshold / accuracy / said_sufficient
+    calibration: list = field(default_factory=list)   # calibrate_threshold's table rows
 
     def natlog(self, settings: SufficiencySettings) -> NatlogSufficiency:
         """The ``suff-natlog`` rule with this prover's generator and (calibrated) threshold."""

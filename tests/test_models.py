@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from proofbook.models import (ArtifactCache, CacheCorruptionWarning, CheckpointError, CrossEncoder, TrainConfig,
-                              file_fingerprint, fingerprint, json_codec, load_classifier, load_encoder,
+                              batch_order, file_fingerprint, fingerprint, json_codec, load_classifier, load_encoder,
                               load_seq2seq, load_tokenizer, macro_f1, minilm_path, object_codec,
                               resolve_checkpoint, set_seed, small_seq2seq, special_token_ids, train,
                               warm_start_seq2seq_from_encoder)
@@ -207,6 +207,29 @@ def test_training_a_seq2seq_model_lowers_its_loss(minilm_tokenizer):
 def test_train_config_rejects_bad_settings():
     with pytest.raises(ValueError, match="eval_every"):
         TrainConfig(eval_every=0)
+    with pytest.raises(ValueError, match="length_pool"):
+        TrainConfig(length_pool=-1)
+
+
+def test_length_pooled_batches_hold_every_example_once_and_similar_lengths():
+    lengths = [(7 * i) % 23 for i in range(40)]
+    order = torch.randperm(40, generator=torch.Generator().manual_seed(0)).tolist()
+    plain = batch_order(order, 8)
+    assert plain == [order[i:i + 8] for i in range(0, 40, 8)]
+    assert batch_order(order, 8, lengths, pool=0) == plain
+    pooled = batch_order(order, 8, lengths, pool=5, generator=torch.Generator().manual_seed(1))
+    assert sorted(i for batch in pooled for i in batch) == list(range(40)) and all(len(b) == 8 for b in pooled)
+    spread = lambda batches: sum(max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in batches)  # noqa: E731
+    assert spread(pooled) < spread(plain)
+    again = batch_order(order, 8, lengths, pool=5, generator=torch.Generator().manual_seed(1))
+    assert again == pooled
+
+
+def test_length_pooling_changes_batches_not_the_number_of_steps():
+    examples = toy_examples()
+    config = TrainConfig(epochs=2, batch_size=8, lr=1e-3, seed=3, progress=False, length_pool=2)
+    result = train(tiny_classifier(seed=1), examples, collate, None, config, lengths=[i % 5 for i in range(len(examples))])
+    assert result.steps == 10
 
 
 # ---------------------------------------------------------------- cache

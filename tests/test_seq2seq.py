@@ -118,3 +118,33 @@ def test_frozen_encoder_trains_only_the_decoder_and_learns_the_pairs(tmp_path):
     model.save(tmp_path / "m")
     loaded = Seq2Seq.load(tmp_path / "m", device="cpu")
     assert loaded.backend == "frozen-encoder" and loaded.generate([PAIRS[1][0]])[0][0].text == PAIRS[1][1]
+
+
+@pytest.mark.unit
+def test_copy_pointer_copies_words_it_never_wrote_in_training(tmp_path):
+    """The pointer (See et al. 2017) copies by position: the third input word, even one never seen as a target."""
+    import random
+
+    seen = "apple river stone cloud music paper garden window silver doctor island summer".split()
+    unseen = ["engine", "forest", "castle", "rabbit"]
+    rng = random.Random(0)
+    pairs = []
+    for _ in range(96):
+        words = rng.sample(seen, 4)
+        pairs.append((" ".join(words), words[2]))
+    settings = dict(d_model=32, layers=1, heads=2, ffn_dim=64, dropout=0.0, seed=0, max_input_length=16,
+                    max_target_length=4, device="cpu")
+    config = TrainConfig(epochs=12, batch_size=16, lr=1e-2, warmup_ratio=0.0, progress=False, seed=1)
+    tests = [" ".join(unseen), " ".join(reversed(unseen))]
+    copier = Seq2Seq.from_scratch(copy=True, **settings)
+    copier.fit(pairs, config)
+    assert type(copier.model).__name__ == "CopyBart"
+    assert [outs[0].text for outs in copier.generate(tests, beam=2)] == ["castle", "forest"]
+    greedy = copier.generate([tests[0]])[0][0]
+    assert greedy.score == pytest.approx(copier.score([tests[0]], [greedy.text])[0], abs=1e-4)
+    plain = Seq2Seq.from_scratch(**settings)
+    plain.fit(pairs, config)
+    assert [outs[0].text for outs in plain.generate(tests)] != ["castle", "forest"]
+    copier.save(tmp_path / "m")
+    loaded = Seq2Seq.load(tmp_path / "m", device="cpu")
+    assert type(loaded.model).__name__ == "CopyBart" and loaded.generate([tests[1]])[0][0].text == "forest"

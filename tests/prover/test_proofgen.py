@@ -106,6 +106,7 @@ def test_tiny_generator_writes_constrained_proofs(tmp_path):
         ProofGenerator.new(settings)
     generator = ProofGenerator.new(settings, [proof_input(CLAIM, EVIDENCE), target])
     assert len(generator.seq2seq.tokenizer) < 1000          # its own small vocabulary, not MiniLM's 30,522
+    assert type(generator.seq2seq.model).__name__ == "CopyBart"   # the default backend copies input tokens
     generator.fit([TrainingProof(CLAIM, tuple(EVIDENCE), target, True, "test", "1")] * 16, settings)
     proofs = generator.generate([CLAIM], [EVIDENCE], beam=2)[0]
     assert len(proofs) + generator.dropped == 2
@@ -121,6 +122,8 @@ def test_generator_backends_are_named_in_the_error():
     frozen = ProofGenerator.new(dataclasses.replace(ProofgenSettings.smoke(), backend="frozen-encoder", d_model=32,
                                                     layers=1))
     assert frozen.seq2seq.backend == "frozen-encoder" and len(frozen.seq2seq.tokenizer) > 30000   # MiniLM's
+    plain = ProofGenerator.new(dataclasses.replace(ProofgenSettings.smoke(), backend="scratch"), ["a b c"])
+    assert type(plain.seq2seq.model).__name__ == "BartForConditionalGeneration"
     with pytest.raises(ValueError, match="unknown backend 'bart'; expected one of .*frozen-encoder"):
         ProofGenerator.new(dataclasses.replace(ProofgenSettings.smoke(), backend="bart"))
 

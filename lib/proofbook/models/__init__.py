@@ -13,11 +13,11 @@ from proofbook.models.loading import (CheckpointError, load_classifier, load_enc
                                       set_special_token_ids, small_seq2seq, special_token_ids, train_wordpiece,
                                       warm_start_seq2seq_from_encoder)
 from proofbook.models.seq2seq import Generated, Seq2Seq
-from proofbook.models.training import Evaluation, TrainConfig, TrainResult, default_loss, set_seed, train
+from proofbook.models.training import Evaluation, TrainConfig, TrainResult, batch_order, default_loss, set_seed, train
 
 __all__ = [
     "ArtifactCache", "CacheCorruptionWarning", "CheckpointError", "Codec", "CrossEncoder", "Evaluation",
-    "TrainConfig", "TrainResult", "accuracy", "default_loss", "file_fingerprint", "fingerprint", "hf_codec",
+    "TrainConfig", "TrainResult", "accuracy", "batch_order", "default_loss", "file_fingerprint", "fingerprint", "hf_codec",
     "Generated", "Seq2Seq", "json_codec", "load_classifier", "load_encoder", "load_model", "load_seq2seq", "load_tokenizer", "macro_f1",
     "minilm_path", "object_codec", "pickle_codec", "quiet_transformers", "resolve_checkpoint",
     "set_seed", "set_special_token_ids", "small_seq2seq", "special_token_ids", "train", "train_wordpiece", "verify_entry",

@@ -310,14 +310,17 @@ def freeze_encoder(model) -> None:
 def small_seq2seq(vocab_size: int, d_model: int = 256, layers: int = 3, heads: int = 4,
                   ffn_dim: int | None = None, max_positions: int = 512, dropout: float = 0.1, *,
                   pad_token_id: int, eos_token_id: int, decoder_start_token_id: int,
-                  bos_token_id: int | None = None):
+                  bos_token_id: int | None = None, copy: bool = False):
     """A small BART (``layers`` + ``layers``, ``d_model`` wide) initialised at random for a tokenizer.
 
     Pass the tokenizer's ids, e.g. ``small_seq2seq(len(tok), **special_token_ids(tok))``; with the
     defaults and MiniLM's 30,522-token vocabulary it has 13.6M parameters (8M of them the
-    shared embedding matrix).
+    shared embedding matrix).  ``copy``: a :class:`proofbook.models.pointer.CopyBart`, which can also
+    copy input tokens.
     """
     from transformers import BartConfig, BartForConditionalGeneration
+
+    from proofbook.models.pointer import CopyBart
 
     bos = decoder_start_token_id if bos_token_id is None else bos_token_id
     config = BartConfig(
@@ -328,7 +331,7 @@ def small_seq2seq(vocab_size: int, d_model: int = 256, layers: int = 3, heads: i
         pad_token_id=pad_token_id, bos_token_id=bos, eos_token_id=eos_token_id,
         decoder_start_token_id=decoder_start_token_id, forced_eos_token_id=eos_token_id,
     )
-    model = BartForConditionalGeneration(config)
+    model = (CopyBart if copy else BartForConditionalGeneration)(config)
     set_special_token_ids(model, pad_token_id=pad_token_id, eos_token_id=eos_token_id,
                           decoder_start_token_id=decoder_start_token_id, bos_token_id=bos)
     return model

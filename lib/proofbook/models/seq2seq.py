@@ -12,7 +12,8 @@ installable offline):
 
 * :meth:`Seq2Seq.from_scratch` -- a small BART (d_model 256, 3+3 layers) initialised at random with
   MiniLM's WordPiece tokenizer (uncased: generated text comes back lower-cased with spaced
-  punctuation);
+  punctuation), optionally with a pointer that copies input tokens (``copy=True``,
+  :class:`proofbook.models.pointer.CopyBart`);
 * :meth:`Seq2Seq.warm_start` -- MiniLM as encoder and decoder (``EncoderDecoderModel``, 49M parameters);
 * :meth:`Seq2Seq.frozen_encoder` -- MiniLM as a frozen encoder and a small BERT decoder trained from scratch
   (11M trainable parameters); the encoder's states are computed once per training input;
@@ -36,6 +37,7 @@ import torch
 from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, load_model, load_seq2seq,
                                       load_tokenizer, quiet_transformers, resolve_checkpoint, set_special_token_ids,
                                       small_seq2seq, special_token_ids, warm_start_seq2seq_from_encoder)
+from proofbook.models.pointer import CopyBart
 from proofbook.models.training import TrainConfig, TrainResult, set_seed, train
 
 CONFIG_FILE = "proofbook_seq2seq.json"
@@ -153,14 +155,15 @@ class Seq2Seq:
     @classmethod
     def from_scratch(cls, tokenizer="minilm", *, d_model: int = 256, layers: int = 3,
                      heads: int = 4, ffn_dim: int | None = None, dropout: float = 0.1, seed: int = 0,
-                     **kwargs) -> "Seq2Seq":
+                     copy: bool = False, **kwargs) -> "Seq2Seq":
         """A small BART initialised at random (seeded) for a tokenizer: a local checkpoint's (MiniLM's by
-        default) or a tokenizer object, e.g. one from :func:`proofbook.models.train_wordpiece`."""
+        default) or a tokenizer object, e.g. one from :func:`proofbook.models.train_wordpiece`; ``copy``
+        adds a pointer that copies input tokens (:class:`proofbook.models.pointer.CopyBart`)."""
         tok = load_tokenizer(tokenizer) if isinstance(tokenizer, (str, os.PathLike)) else tokenizer
         set_seed(seed)
         positions = max(kwargs.get("max_input_length", 256), kwargs.get("max_target_length", 64), 128)
         model = small_seq2seq(len(tok), d_model=d_model, layers=layers, heads=heads, ffn_dim=ffn_dim,
-                              max_positions=positions, dropout=dropout, **special_token_ids(tok))
+                              max_positions=positions, dropout=dropout, copy=copy, **special_token_ids(tok))
         return cls(model, tok, backend="scratch", **kwargs)
 
     @classmethod
@@ -219,7 +222,8 @@ class Seq2Seq:
             evaluate = lambda model: float(sum(self.score([s for s, _ in dev], [t for _, t in dev])) / len(dev))  # noqa: E731
         with warnings.catch_warnings():  # EncoderDecoderModel warns on every step that it computes the loss
             warnings.filterwarnings("ignore", message="Version v4.12.0 introduces", category=FutureWarning)
-            result = train(self.model, encoded, collate_fn, evaluate, config or TrainConfig())
+            result = train(self.model, encoded, collate_fn, evaluate, config or TrainConfig(),
+                           lengths=[len(ids) + len(labels) for ids, labels in encoded])
         self.model.eval()
         return result
 
@@ -382,6 +386,7 @@ class Seq2Seq:
             raise FileNotFoundError(f"{settings_file}: missing; not a folder written by Seq2Seq.save "
                                     "(use Seq2Seq.from_checkpoint for a plain checkpoint folder)")
         settings = json.loads(settings_file.read_text(encoding="utf-8"))
-        model = load_model(getattr(transformers, settings.pop("model_class")), folder)
+        model_class = settings.pop("model_class")
+        model = load_model(CopyBart if model_class == "CopyBart" else getattr(transformers, model_class), folder)
         return cls(model, load_tokenizer(folder), device=device, **settings)
 

@@ -42,6 +42,8 @@ class TrainConfig:
 
     ``eval_every`` is a number of optimiser steps or ``"epoch"``; ``patience`` is the number of
     evaluations without improvement after which training stops (``None``: never stop early).
+    ``length_pool`` > 0 (with example lengths given to :func:`train`) groups examples of similar length
+    into batches: see :func:`batch_order`.
     """
 
     epochs: int = 3
@@ -56,6 +58,7 @@ class TrainConfig:
     seed: int = 13
     higher_is_better: bool = True
     progress: bool = True
+    length_pool: int = 0
 
     def __post_init__(self) -> None:
         if self.eval_every != "epoch" and not (isinstance(self.eval_every, int) and self.eval_every > 0):
@@ -64,6 +67,8 @@ class TrainConfig:
             raise ValueError("batch_size and epochs must be positive")
         if not 0 <= self.warmup_ratio < 1:
             raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        if self.length_pool < 0:
+            raise ValueError(f"length_pool must be 0 (off) or a positive number of batches, got {self.length_pool}")
 
 
 @dataclass
@@ -151,6 +156,24 @@ class _Best:
         return self.patience is not None and self.stale >= self.patience
 
 
+def batch_order(order: Sequence[int], batch_size: int, lengths: Sequence[int] | None = None, pool: int = 0,
+                generator: torch.Generator | None = None) -> list[list[int]]:
+    """The batches of one epoch, from a shuffled ``order`` of example indices.
+
+    Without ``lengths`` or ``pool``: consecutive slices of ``order``.  With them: ``order`` is cut into
+    pools of ``pool`` batches, each pool is sorted by length and cut into batches, and the batches are
+    shuffled (by ``generator``) -- every example once per epoch, as before, but far less padding.
+    """
+    if not lengths or pool <= 0:
+        return [list(order[first:first + batch_size]) for first in range(0, len(order), batch_size)]
+    batches = []
+    for first in range(0, len(order), batch_size * pool):
+        part = sorted(order[first:first + batch_size * pool], key=lambda i: lengths[i])
+        batches += [part[start:start + batch_size] for start in range(0, len(part), batch_size)]
+    shuffled = torch.randperm(len(batches), generator=generator).tolist()
+    return [batches[i] for i in shuffled]
+
+
 def _dev_metric(model: torch.nn.Module, evaluate_fn: Callable[[torch.nn.Module], float] | None) -> float | None:
     """``evaluate_fn(model)`` in eval mode without gradients; the model goes back to training mode."""
     if evaluate_fn is None:
@@ -164,13 +187,15 @@ def _dev_metric(model: torch.nn.Module, evaluate_fn: Callable[[torch.nn.Module],
 
 def train(model: torch.nn.Module, train_examples: Sequence, collate_fn: Callable[[list], Any],
           evaluate_fn: Callable[[torch.nn.Module], float] | None, config: TrainConfig,
-          loss_fn: Callable[[torch.nn.Module, Any], torch.Tensor] | None = None) -> TrainResult:
+          loss_fn: Callable[[torch.nn.Module, Any], torch.Tensor] | None = None,
+          lengths: Sequence[int] | None = None) -> TrainResult:
     """Train ``model`` on ``train_examples`` and leave the best weights (by ``evaluate_fn``) in it.
 
     ``collate_fn`` turns a list of examples into a batch (a dict of tensors for transformers models);
     ``evaluate_fn(model)`` returns the dev metric and is called with the model in eval mode;
     ``loss_fn(model, batch)`` defaults to :func:`default_loss`.  Without ``evaluate_fn`` the final
-    weights are kept and ``best_metric`` is ``None``.
+    weights are kept and ``best_metric`` is ``None``.  ``lengths`` (one per example) with
+    ``config.length_pool`` batch examples of similar length together (:func:`batch_order`).
     """
     from tqdm.auto import tqdm
 
@@ -207,8 +232,8 @@ def train(model: torch.nn.Module, train_examples: Sequence, collate_fn: Callable
     model.train()
     while step < total_steps and not stopped_early:
         order = torch.randperm(len(train_examples), generator=generator).tolist()
-        for first in range(0, len(order), config.batch_size):
-            batch = collate_fn([train_examples[i] for i in order[first:first + config.batch_size]])
+        for indices in batch_order(order, config.batch_size, lengths, config.length_pool, generator):
+            batch = collate_fn([train_examples[i] for i in indices])
             loss = loss_fn(model, _to_device(batch, device))
             if not torch.isfinite(loss):
                 raise FloatingPointError(f"train: loss is {loss.item()} at step {step + 1}")
@@ -219,7 +244,7 @@ def train(model: torch.nn.Module, train_examples: Sequence, collate_fn: Callable
             optimizer.step()
             scheduler.step()
             step += 1
-            seen += min(config.batch_size, len(order) - first)
+            seen += len(indices)
             losses.append(loss.item())
             bar.update(1)
             postfix["loss"] = f"{loss.item():.4f}"

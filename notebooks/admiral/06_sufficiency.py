@@ -29,9 +29,10 @@
 # experiments chapter's run on the same claims (read from the cache when it is there), extended by the third.
 #
 # **What differs from the paper:** closed corpora and models trained on this machine (see the experiments
-# chapter); proof beam {glue:text}`proof_beam` instead of 25 (CPU time); proofs of a small seq2seq model trained
-# on proofs we built, not ProoFVer's; and the rule's threshold is chosen on training claims (below), because
-# -0.9 is calibrated to ProoFVer's BART-large and our small model's log-probabilities live on another scale.
+# chapter); proof beam {glue:text}`proof_beam` instead of 25 (CPU time); proofs of a small seq2seq model with a
+# copy pointer, trained on proofs we built, not ProoFVer's; and the rule's threshold is chosen on training claims
+# (below), because -0.9 is calibrated to ProoFVer's BART-large and our small model's log-probabilities need not
+# live on the same scale.
 
 # %% tags=["parameters"]
 data_dir = None
@@ -237,7 +238,9 @@ checks
 # sufficiency classifier that writes its reasons down.  The calibration curves above measure whether it did: a
 # proof ends in NOT ENOUGH INFO only if the model marks a claim span independent of the evidence, and telling a
 # span that the evidence covers from one it does not is exactly the semantic comparison a small model trained
-# from scratch in minutes has not learned (ProoFVer's BART-large starts from pretraining).  When the two shares
+# from scratch in minutes has not learned (ProoFVer's BART-large starts from pretraining).  The copy pointer
+# (natural-logic chapter) lets it copy evidence spans instead of function words, but copying a span is not
+# judging whether it covers the claim's (the operator shares in the error analysis below).  When the two shares
 # are (nearly) equal, `suff-natlog`'s recall against `fixed-2` on HoVer is decided by which claims its stops
 # happen to fall on, and `suff_acc`/`suff_f1` in the table are the honest summary of what the decision knows.
 #
@@ -313,7 +316,7 @@ pd.DataFrame(verdicts).fillna(0).astype(int)
 # sentence's chunk not marked independent (**operator**).
 
 # %%
-error_rows, examples = [], []
+error_rows, examples, operator_rows = [], [], []
 for name, run in runs.items():
     for claim, trace, decisions in zip(claims_by_dataset[name], traces_by_dataset[name], run["suff-natlog"].details):
         sels = sufficiency.selections(trace)
@@ -322,12 +325,36 @@ for name, run in runs.items():
             kind = sufficiency.error_kind(claim, sels[iteration - 1], decision, truth, name)
             error_rows.append({"dataset": name, "iteration": iteration, "truth": "sufficient" if truth else "insufficient",
                                "error": kind or "correct"})
+            operator_rows += [{"truth": "sufficient" if truth else "insufficient", "operator": step.operator}
+                              for proof in decision.proofs for step in proof.steps]
             if kind and kind != "no proof kept" and len(examples) < (2 if smoke else 4):
                 examples.append((f"{name} {claim.id}, iteration {iteration}: truly {'sufficient' if truth else 'insufficient'}"
                                  f", decided {'sufficient' if decision.sufficient else 'insufficient'} ({kind})",
                                  decision.kept[0]))
 errors = pd.DataFrame(error_rows)
 errors.groupby(["dataset", "truth", "error"]).size().unstack(fill_value=0)
+
+# %%
+operator_steps = pd.DataFrame(operator_rows, columns=["truth", "operator"])
+operator_shares = pd.crosstab(operator_steps.truth, operator_steps.operator, normalize="index")
+for truth in operator_shares.index:
+    glue(f"equal_share_{truth}", f"{operator_shares.loc[truth].get('=', 0.0):.2f}", display=False)
+    glue(f"independent_share_{truth}", f"{operator_shares.loc[truth].get('#', 0.0):.2f}", display=False)
+trained_steps = [(p.source, step.operator) for p in prover.training_proofs if not p.sufficient
+                 for step in natlog.Proof.parse(p.target).steps]
+for source in ("hover", "feverous_s"):
+    ops = [op for src, op in trained_steps if src == source]
+    glue(f"trained_independent_{source}", f"{ops.count('#') / max(1, len(ops)):.2f}", display=False)
+operator_shares.round(3)
+
+# %% [markdown]
+# *Table: the operators of every proof step the generator wrote at these decision points (all beams), by whether
+# the selection truly held a full evidence set.*  Independence `#` is what sends a proof to NOT ENOUGH INFO when a
+# claim span lacks evidence: it makes up {glue:text}`independent_share_insufficient` of the steps on insufficient
+# selections and {glue:text}`independent_share_sufficient` on sufficient ones, while `=` makes up
+# {glue:text}`equal_share_insufficient` and {glue:text}`equal_share_sufficient`.  In the generator's training
+# proofs of incomplete evidence, {glue:text}`trained_independent_hover` of the steps (HoVer) and
+# {glue:text}`trained_independent_feverous_s` (FEVEROUS-S) are `#`.
 
 # %%
 display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in examples])))

@@ -126,6 +126,26 @@ def test_generator_backends_are_named_in_the_error():
     assert type(plain.seq2seq.model).__name__ == "BartForConditionalGeneration"
     with pytest.raises(ValueError, match="unknown backend 'bart'; expected one of .*frozen-encoder"):
         ProofGenerator.new(dataclasses.replace(ProofgenSettings.smoke(), backend="bart"))
+    with pytest.raises(ValueError, match="needs ProofgenSettings.checkpoint"):
+        ProofGenerator.new(dataclasses.replace(ProofgenSettings.smoke(), backend="checkpoint"))
+
+
+def test_a_local_pretrained_checkpoint_is_fine_tuned_as_the_paper_does(tmp_path):
+    """The paper's path (fine-tune BART-large) on a tiny BART saved as a plain local checkpoint folder."""
+    import dataclasses
+
+    from proofbook.models import load_tokenizer, small_seq2seq, special_token_ids
+
+    tokenizer = load_tokenizer("minilm")
+    small_seq2seq(len(tokenizer), d_model=32, layers=1, heads=2, **special_token_ids(tokenizer)).save_pretrained(tmp_path / "bart")
+    tokenizer.save_pretrained(tmp_path / "bart")
+    settings = dataclasses.replace(ProofgenSettings.smoke(), backend="checkpoint", checkpoint=str(tmp_path / "bart"))
+    generator = ProofGenerator.new(settings)
+    assert generator.seq2seq.backend == "checkpoint" and len(generator.seq2seq.tokenizer) == len(tokenizer)
+    target = "{ Anne Rice } [ Anne Rice ] = { was born in New Jersey } [ was born in New Orleans ] |"
+    generator.fit([TrainingProof(CLAIM, tuple(EVIDENCE), target, True, "test", "1")] * 8, settings)
+    proofs = generator.generate([CLAIM], [EVIDENCE], beam=2)[0]
+    assert len(proofs) + generator.dropped == 2 and all(p.claim == CLAIM for p in proofs)
 
 
 def test_newlines_never_reach_a_proof_string():

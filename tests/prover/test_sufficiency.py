@@ -164,3 +164,22 @@ def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_c
     assert [t.claim for t in found] == ["claim 2", "claim 0"]
     other = RetrievalClaim("9", "claim 9", ("A",), (), 1, "SUPPORTED")
     assert earlier_traces(task, [claims[0], other], settings, 5, claims, cache) is None  # a claim the run lacks
+
+
+def test_classifier_threshold_is_calibrated_on_the_selections():
+    from proofbook.prover.proofgen import EvidenceSet
+    from proofbook.prover.sufficiency import CLASSIFIER_LABELS, ClassifierSufficiency, calibrate_classifier
+
+    class Encoder:   # unsure on every selection, a little surer on the complete ones
+        labels = list(CLASSIFIER_LABELS)
+
+        def predict_proba(self, pairs, progress=False):
+            return [[0.4, 0.6] if "B" in passage else [0.3, 0.7] for _, passage in pairs]
+
+    sets = [EvidenceSet("c", "1", (S["A:0"],), (S["A:0"],)), EvidenceSet("c", "2", (S["B:0"],), (), S["A:0"])]
+    classifier = ClassifierSufficiency(Encoder())
+    assert [d.sufficient for d in classifier.decide_many(["c", "c"], [s.sentences for s in sets])] == [True, True]
+    found = calibrate_classifier(classifier, sets)
+    assert found["threshold"] == pytest.approx(0.7) and found["accuracy"] == 1.0 and found["reference_accuracy"] == 0.5
+    classifier.threshold = found["threshold"]
+    assert [d.sufficient for d in classifier.decide_many(["c", "c"], [s.sentences for s in sets])] == [True, False]

@@ -17,7 +17,8 @@ Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``s
   WordNet operators; sufficient iff its verdict is not NOT ENOUGH INFO;
 * ``suff-classifier`` -- :class:`ClassifierSufficiency`: a MiniLM cross-encoder on (claim, the selected
   sentences) trained on sufficient / insufficient selections of the training claims (the paper uses a
-  BART classifier);
+  BART classifier), its probability threshold chosen on the same calibration selections as the natural-logic
+  rule's (:func:`calibrate_classifier`);
 * ``suff-always`` / ``suff-never`` / ``fixed-2`` -- stop after iteration 1 / run to the limit / stop after
   iteration 2; ``oracle`` -- stop as soon as the selected sentences hold a full gold evidence set.
 
@@ -159,7 +160,7 @@ class ClassifierSettings:
     max_claims_per_dataset: int = 200
     distractors: int = 1
     max_evidence: int = 5
-    max_length: int = 128
+    max_length: int = 384             # claim + five titled sentences; 128 cut most of the evidence away
     epochs: int = 1
     batch_size: int = 16
     lr: float = 5e-5
@@ -352,6 +353,7 @@ class Prover:
     seconds: dict[str, float]
     threshold: float = REFERENCE_THRESHOLD
     calibration: list = field(default_factory=list)   # calibrate_threshold's table rows
+    classifier_calibration: dict = field(default_factory=dict)   # calibrate_classifier's result
 
     def natlog(self, settings: SufficiencySettings) -> NatlogSufficiency:
         """The ``suff-natlog`` rule with this prover's generator and (calibrated) threshold."""
@@ -409,7 +411,7 @@ def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None
     if stage == "generator":
         return None
     classifier, seconds["sufficiency classifier"] = train_classifier(tasks, settings.classifier, cache)
-    threshold, calibration = settings.threshold, []
+    threshold, calibration, classifier_calibration = settings.threshold, [], {}
     if settings.calibration_claims:
         start = time.perf_counter()
         sets = evidence_sets(tasks, settings.calibration_claims, settings.proofgen.distractors,
@@ -419,8 +421,11 @@ def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None
                "table": 2}
         found = cache.cache_json("natlog-threshold", key, lambda: calibrate_threshold(generator, sets, settings.beam))
         threshold, calibration = found["threshold"], found["table"]
+        classifier_calibration = calibrate_classifier(classifier, sets)
+        classifier.threshold = classifier_calibration["threshold"]
         seconds["threshold calibration"] = time.perf_counter() - start
-    return Prover(operator_model, data, aligner, generator, proofs, classifier, seconds, threshold, calibration)
+    return Prover(operator_model, data, aligner, generator, proofs, classifier, seconds, threshold, calibration,
+                  classifier_calibration)
 
 
 def calibrate_threshold(generator, sets, beam: int, reference: float = REFERENCE_THRESHOLD) -> dict:
@@ -453,6 +458,21 @@ def calibrate_threshold(generator, sets, beam: int, reference: float = REFERENCE
                       "said_sufficient_complete": share(decided, True), "said_sufficient_incomplete": share(decided, False)})
     best = max(table, key=lambda row: (row["accuracy"], -abs(row["threshold"] - reference)))
     return {"threshold": best["threshold"], "table": table, "n": len(sets)}
+
+
+def calibrate_classifier(classifier: ClassifierSufficiency, sets, reference: float = 0.5) -> dict:
+    """The probability threshold of ``classifier`` that decides ``sets`` best (ties: nearest ``reference``),
+    with its accuracy -- the classifier's counterpart of :func:`calibrate_threshold`, on the same selections."""
+    probs = [p[1] for p in classifier.encoder.predict_proba([(s.claim, classifier_passage(s.sentences)) for s in sets],
+                                                            progress=False)] if sets else []
+    truth = [s.sufficient for s in sets]
+
+    def accuracy(threshold):
+        return sum((p >= threshold) == t for p, t in zip(probs, truth)) / max(1, len(sets))
+
+    candidates = sorted(set(float(p) for p in probs) | {reference, 1.0 + 1e-9})
+    best = max(candidates, key=lambda t: (accuracy(t), -abs(t - reference)))
+    return {"threshold": best, "accuracy": accuracy(best), "reference_accuracy": accuracy(reference), "n": len(sets)}
 
 
 def cached_traces(task, components, claims, retrieval_settings, iterations: int = 3, beam: int = 25, cache=None,

@@ -152,7 +152,9 @@ if prover.classifier_calibration:
 # The classifier baseline gets the same treatment: its probability threshold, chosen on the same selections, is
 # {glue:text}`classifier_threshold`, where it decides {glue:text}`classifier_accuracy` of them correctly
 # ({glue:text}`classifier_reference_accuracy` at 0.5).  Unlike the proof generator it starts from a pretrained
-# encoder and reads the claim and the selected sentences together.
+# encoder and reads the claim and the selected sentences together.  Both thresholds are chosen on selections
+# built from gold sentences plus a distractor; the loop's own selections (five retrieved sentences) are another
+# distribution, and the table below shows how each rule behaves on them.
 
 # %% [markdown]
 # ## Table 6 on our data

@@ -250,7 +250,7 @@ checks
 # proof ends in NOT ENOUGH INFO only if the model marks a claim span independent of the evidence, and telling a
 # span that the evidence covers from one it does not is exactly the semantic comparison a small model trained
 # from scratch in minutes has not learned (ProoFVer's BART-large starts from pretraining).  The copy pointer
-# (natural-logic chapter) lets it copy evidence spans instead of function words, but copying a span is not
+# (natural-logic chapter) lets it copy content spans of the evidence more often, but copying a span is not
 # judging whether it covers the claim's (the operator shares in the error analysis below).  When the two shares
 # are (nearly) equal, `suff-natlog`'s recall against `fixed-2` on HoVer is decided by which claims its stops
 # happen to fall on, and `suff_acc`/`suff_f1` in the table are the honest summary of what the decision knows.

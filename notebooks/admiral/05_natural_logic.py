@@ -192,10 +192,11 @@ plt.show()
 #
 # A proof is mostly copied text: claim spans and evidence spans.  BART-large learns to copy in pretraining; a
 # small BART trained from scratch on the few-shot proofs and the {glue:text}`built_proofs` built ones does not,
-# and without help it wrote evidence spans of frequent function words ("is", "and").  So the generator has a *pointer* (See et al. 2017,
-# `proofbook.models.pointer.CopyBart`): at each step an attention over the input gives a copy distribution over
-# its tokens, and a learned gate mixes it with the vocabulary distribution.  This departs from ProoFVer's plain
-# BART; the library keeps the plain small BART as `ProofgenSettings(backend="scratch")` to compare.
+# and without help it wrote evidence spans of frequent function words ("is", "and").  So the generator has a
+# *pointer* (See et al. 2017, `proofbook.models.pointer.CopyBart`): at each step an attention over the input
+# gives a copy distribution over its tokens, and a learned gate mixes it with the vocabulary distribution.  This
+# departs from ProoFVer's plain BART; the library keeps the plain small BART as
+# `ProofgenSettings(backend="scratch")` to compare.
 
 # %%
 built_table = pd.crosstab([pd.Series([p.source for p in prover.training_proofs], name="source"),

@@ -334,12 +334,11 @@ for name, run in runs.items():
         for iteration, decision in enumerate(decisions, start=1):
             truth = sufficiency.selection_is_sufficient(claim, sels[iteration - 1], name)
             kind = sufficiency.error_kind(claim, sels[iteration - 1], decision, truth, name)
-            error_rows.append({"dataset": name, "iteration": iteration, "truth": "sufficient" if truth else "insufficient",
-                               "error": kind or "correct"})
-            operator_rows += [{"truth": "sufficient" if truth else "insufficient", "operator": step.operator}
-                              for proof in decision.proofs for step in proof.steps]
+            truly = "sufficient" if truth else "insufficient"
+            error_rows.append({"dataset": name, "iteration": iteration, "truth": truly, "error": kind or "correct"})
+            operator_rows += [{"truth": truly, "operator": step.operator} for proof in decision.proofs for step in proof.steps]
             if kind and kind != "no proof kept" and len(examples) < (2 if smoke else 4):
-                examples.append((f"{name} {claim.id}, iteration {iteration}: truly {'sufficient' if truth else 'insufficient'}"
+                examples.append((f"{name} {claim.id}, iteration {iteration}: truly {truly}"
                                  f", decided {'sufficient' if decision.sufficient else 'insufficient'} ({kind})",
                                  decision.kept[0]))
 errors = pd.DataFrame(error_rows)

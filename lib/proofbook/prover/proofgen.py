@@ -363,18 +363,17 @@ class ProofGenerator:
         from proofbook.models import train_wordpiece
         from proofbook.models.seq2seq import Seq2Seq
 
-        kwargs = dict(seed=settings.seed, max_input_length=settings.max_input_length,
-                      max_target_length=settings.max_target_length)
-        if settings.backend == "warm-start":
-            return cls(Seq2Seq.warm_start("minilm", **kwargs))
-        if settings.backend == "frozen-encoder":
-            return cls(Seq2Seq.frozen_encoder("minilm", d_model=settings.d_model, layers=settings.layers, **kwargs))
+        lengths = dict(max_input_length=settings.max_input_length, max_target_length=settings.max_target_length)
         if settings.backend == "checkpoint":
             if not settings.checkpoint:
                 raise ValueError("backend 'checkpoint' needs ProofgenSettings.checkpoint: a local seq2seq folder "
                                  "(e.g. facebook/bart-large, downloaded beforehand)")
-            kwargs.pop("seed")
-            return cls(Seq2Seq.from_checkpoint(settings.checkpoint, **kwargs))
+            return cls(Seq2Seq.from_checkpoint(settings.checkpoint, **lengths))
+        kwargs = dict(seed=settings.seed, **lengths)
+        if settings.backend == "warm-start":
+            return cls(Seq2Seq.warm_start("minilm", **kwargs))
+        if settings.backend == "frozen-encoder":
+            return cls(Seq2Seq.frozen_encoder("minilm", d_model=settings.d_model, layers=settings.layers, **kwargs))
         if settings.backend not in ("scratch", "copy"):
             raise ValueError(f"unknown backend {settings.backend!r}; expected one of {BACKENDS}")
         tokenizer = "minilm"

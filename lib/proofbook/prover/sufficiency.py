@@ -133,15 +133,20 @@ class ClassifierSufficiency(_Hook):
             raise ValueError(f"a sufficiency classifier needs labels {list(CLASSIFIER_LABELS)}, got {encoder.labels}")
         self.encoder, self.threshold = encoder, threshold
 
+    def probabilities(self, claims: Sequence[str], selections: Sequence[Sequence[Sentence]]) -> list[float]:
+        """P(sufficient) of each (claim, selected sentences)."""
+        pairs = [(claim, classifier_passage(sentences)) for claim, sentences in zip(claims, selections)]
+        return [float(p[1]) for p in self.encoder.predict_proba(pairs, progress=False)] if pairs else []
+
     def decide_many(self, claims, selections) -> list[Decision]:
         out: list[Decision] = [Decision(False) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]
         if todo:
             start = time.perf_counter()
-            probs = self.encoder.predict_proba([(claims[i], classifier_passage(selections[i])) for i in todo], progress=False)
+            probs = self.probabilities([claims[i] for i in todo], [selections[i] for i in todo])
             each = (time.perf_counter() - start) / len(todo)
             for i, p in zip(todo, probs):
-                out[i] = Decision(bool(p[1] >= self.threshold), seconds=each)
+                out[i] = Decision(bool(p >= self.threshold), seconds=each)
         return out
 
     def save(self, folder):
@@ -463,14 +468,13 @@ def calibrate_threshold(generator, sets, beam: int, reference: float = REFERENCE
 def calibrate_classifier(classifier: ClassifierSufficiency, sets, reference: float = 0.5) -> dict:
     """The probability threshold of ``classifier`` that decides ``sets`` best (ties: nearest ``reference``),
     with its accuracy -- the classifier's counterpart of :func:`calibrate_threshold`, on the same selections."""
-    probs = [p[1] for p in classifier.encoder.predict_proba([(s.claim, classifier_passage(s.sentences)) for s in sets],
-                                                            progress=False)] if sets else []
+    probs = classifier.probabilities([s.claim for s in sets], [s.sentences for s in sets])
     truth = [s.sufficient for s in sets]
 
     def accuracy(threshold):
         return sum((p >= threshold) == t for p, t in zip(probs, truth)) / max(1, len(sets))
 
-    candidates = sorted(set(float(p) for p in probs) | {reference, 1.0 + 1e-9})
+    candidates = sorted(set(probs) | {reference, 1.0 + 1e-9})
     best = max(candidates, key=lambda t: (accuracy(t), -abs(t - reference)))
     return {"threshold": best, "accuracy": accuracy(best), "reference_accuracy": accuracy(reference), "n": len(sets)}
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
+from proofbook.data.base import DataError, require
 from proofbook.data.hover import (
     GOLD_PARAGRAPHS_FILE,
     HOVER_FOLDER,
@@ -148,9 +148,28 @@ def test_malformed_json_not_a_list_and_bad_bytes(tmp_path):
 def test_iter_json_array_lines(tmp_path):
     path = tmp_path / "a.json"
     path.write_text('[\n  {"a": 1},\n\n  {"a": 2}, {"a": 3}\n]', encoding="utf-8")
-    assert [(line, obj["a"]) for line, obj in iter_json_array(path)] == [(2, 1), (4, 2), (4, 3)]
+    located = [(line, line.record, line.offset, obj["a"]) for line, obj in iter_json_array(path)]
+    assert [tuple(map(int, item)) for item in located] == [(2, 1, 5, 1), (4, 2, 18, 2), (4, 3, 28, 3)]
     path.write_text("[]", encoding="utf-8")
-    assert list(iter_json_array(path)) == []
+    with pytest.raises(DataError, match="no records"):
+        list(iter_json_array(path))
+
+
+@pytest.mark.unit
+def test_errors_in_a_one_line_list_name_the_record_and_its_character(tmp_path):
+    path = tmp_path / "a.json"
+    records = [{"uid": f"u{i}", "claim": "c"} for i in range(1500)]
+    records[1499] = {"uid": "u1499", "claim": 7}
+    text = json.dumps(records)
+    path.write_text(text, encoding="utf-8")
+    start = text.index('{"uid": "u1499"') + 1
+    with pytest.raises(DataError) as info:
+        for line, record in iter_json_array(path):
+            require(record, "claim", path, line)
+    assert str(info.value).startswith(f"{path}:1 (record 1500, character {start}): field 'claim':")
+    path.write_text(text.replace('"u1499", "claim"', '"u1499" "claim"'), encoding="utf-8")
+    with pytest.raises(DataError, match=r":1 \(record 1500, character \d+\): malformed JSON"):
+        list(iter_json_array(path))
 
 
 @pytest.mark.unit
@@ -178,11 +197,11 @@ def test_gold_file_errors(tmp_path):
 
 
 @pytest.mark.unit
-def test_repeated_original_is_counted(tmp_path):
+def test_repeated_original_is_an_error(tmp_path):
     path = write_gold(tmp_path, [(CLAIM_A, [PARA_AMA]), (CLAIM_A, [PARA_BELO])])
-    records = parse_gold_paragraphs(path)
-    assert len(records) == 1 and records[0].paragraphs == [PARA_AMA]
-    assert records.skipped.counts["repeated original claim"] == 1
+    with pytest.raises(DataError, match="first on line 1") as info:
+        parse_gold_paragraphs(path)
+    assert (info.value.line, info.value.field) == (2, "original")
 
 
 @pytest.mark.unit

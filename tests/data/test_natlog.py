@@ -191,9 +191,12 @@ def test_fewshot_processed_files_lists_and_reads(tmp_path):
     ({"proof": []}, "proof"),
     ({"claim_parsed_hierarchy": [["0"]]}, "claim_parsed_hierarchy"),
     ({"alignment": [["Bob"]]}, "alignment"),
+    ({"id": 5 * 10**11 + 1}, "id"),      # the first row's id again
+    ({"id": True}, "id"),
 ])
 def test_parse_fewshot_processed_errors(tmp_path, changes, field):
-    path = write(tmp_path / "p.jsonl", json.dumps(processed_row()) + "\n" + json.dumps(processed_row(**changes)) + "\n")
+    second = processed_row(**{"id": 5 * 10**11 + 2, **changes})
+    path = write(tmp_path / "p.jsonl", json.dumps(processed_row()) + "\n" + json.dumps(second) + "\n")
     with pytest.raises(DataError) as err:
         parse_fewshot_processed(path)
     check_error(err, path, 2, field)

@@ -116,9 +116,11 @@ def test_scitail_reads_pairs(tmp_path):
     ({"sentence1": ""}, "sentence1"),
     ({"sentence2": 3}, "sentence2"),
     ({"id": None}, "id"),
+    ({"id": 2}, "id"),               # a number where the official files write a string
+    ({"id": "dev_1"}, "id"),         # duplicate id
 ])
 def test_scitail_errors(tmp_path, changes, field):
-    path = write(tmp_path / "test.jsonl", scitail_line() + scitail_line(**changes))
+    path = write(tmp_path / "test.jsonl", scitail_line() + scitail_line(**{"id": "dev_2", **changes}))
     with pytest.raises(DataError) as err:
         parse_scitail(path)
     check_error(err, path, 2, field)

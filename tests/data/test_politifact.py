@@ -127,7 +127,7 @@ def test_statement_key_matches_liars_stripped_copy():
 @pytest.mark.unit
 def test_claimdecomp_valid_file(tmp_path):
     write_jsonl(tmp_path / "claimdecomp" / "dev.jsonl",
-                [claim_record(7), claim_record("8", label="Pants on Fire!", justification=[])])
+                [claim_record(7), claim_record(8, label="Pants on Fire!", justification=[])])
     claims = pf.read_claimdecomp(tmp_path, "dev")
     assert len(claims) == 2 and claims.skipped.total == 0
     first = claims[0]
@@ -147,6 +147,7 @@ def test_claimdecomp_valid_file(tmp_path):
     (claim_record(2, claim="   "), "claim"),
     ({k: v for k, v in claim_record(2).items() if k != "claim"}, "claim"),
     (claim_record("two"), "example_id"),
+    (claim_record("8"), "example_id"),                               # a number written as a string
     (claim_record(1), "example_id"),                                 # duplicate id
     (claim_record(2, justification="one string"), "justification"),
     (claim_record(2, full_article=["ok", 3]), "full_article[1]"),

@@ -1,11 +1,30 @@
 """Shared plumbing for the dataset readers: where the data lives, and clear errors on bad input.
 
 Every reader in :mod:`proofbook.data` reads a file in its *official* format from a data directory
-laid out like ``../shared/data`` and returns typed records (dataclasses).  Bad input never passes
-silently: a malformed line, a missing field, a wrong label, a non-UTF-8 byte or an empty text raises
-one :class:`DataError` that names the file, the line and the field.  Rows that are irregular but
-valid in the real data are kept or, if a reader must skip them, counted in a :class:`SkipReport`
-that the caller can print -- nothing is dropped without a count.
+laid out like the official releases and returns typed records (dataclasses).  Every reader follows
+one rule: **bad input never passes silently.**  Each of these raises one :class:`DataError` that names
+the file, the line and the field:
+
+* an empty file, a file of blank lines only, a JSON list with no element, or a table with a header
+  and no row ("no records");
+* a UTF-8 byte-order mark at the start of the file, or any byte that is not UTF-8;
+* malformed JSON, a JSON object that repeats a key, ``NaN``/``Infinity`` (not JSON), a record that is
+  not an object, or text after a JSON list;
+* a missing, renamed or repeated header column, a row with fewer or more cells than the header;
+* a missing field, an empty text, an unknown label, or a value of the wrong JSON type.  Readers
+  never coerce a JSON type: a number written as a string (``"id": "12"`` where the official files
+  write ``12``) is an error, not a conversion, and ``true`` is not an integer;
+* a duplicated id.
+
+The line is the line of the record *in the file*.  For a JSON list written on one line (HoVer dev,
+FEVEROUS-S) the message also gives the record's position in the list and the character where the
+record starts (``file.json:1 (record 1500, character 912044): field 'uid': ...``), see
+:class:`RecordLine`.
+
+Where the official data holds something irregular but valid (a duplicate id that the release itself
+contains, a five-option question), the reader keeps the record and counts it in ``.irregular``; a
+reader that must leave a record out counts it in ``.skipped`` (a :class:`SkipReport` the caller can
+print).  Each reader's docstring names what it keeps or counts; nothing is dropped without a count.
 """
 from __future__ import annotations
 
@@ -22,11 +41,34 @@ from typing import Any, Iterable, Iterator, Sequence
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
+class RecordLine(int):
+    """A 1-based line number that also knows which record of a JSON list starts on it, and where.
+
+    It is an ``int`` (the line), so readers compare and store it like any line number; printed, it
+    adds the record's 1-based position in the list and the 1-based character offset in the file at
+    which the record starts -- the only useful location in a JSON list written on one line.
+    """
+
+    record: int
+    offset: int
+
+    def __new__(cls, line: int, record: int, offset: int) -> "RecordLine":
+        value = super().__new__(cls, line)
+        value.record, value.offset = record, offset
+        return value
+
+    def __str__(self) -> str:
+        return f"{int(self)} (record {self.record}, character {self.offset})"
+
+    __repr__ = __str__
+
+
 class DataError(ValueError):
     """A dataset file does not have the official format.
 
     ``str(err)`` reads ``<file>:<line>: field '<field>': <message>`` so that the reader can open the
-    file at the offending line.  ``line`` is 1-based; ``None`` when the problem is the whole file.
+    file at the offending line.  ``line`` is 1-based (a :class:`RecordLine` inside a JSON list adds the
+    record and its character offset); ``None`` when the problem is the whole file.
     """
 
     def __init__(self, path: os.PathLike | str, line: int | None, field: str | None, message: str):
@@ -87,11 +129,24 @@ def dataset_file(data_dir: os.PathLike | str | None, folder: str, name: str) -> 
     return path
 
 
+_BOM = b"\xef\xbb\xbf"
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
 def iter_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` for each line, decoding UTF-8 strictly, line by line."""
+    """Yield ``(line_number, text)`` for each line, decoding UTF-8 strictly, line by line.
+
+    A byte-order mark at the start of the file is a :class:`DataError` (the official files have none,
+    and it would otherwise end up inside the first id or header name).
+    """
     path = Path(path)
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(_BOM):
+                raise DataError(path, 1, None, "the file starts with a UTF-8 byte-order mark; save it as UTF-8 "
+                                               "without BOM")
+            if b"\x00" in raw:
+                raise DataError(path, number, None, f"a NUL byte at column {raw.index(0) + 1} (not a text file?)")
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as err:
@@ -104,43 +159,111 @@ def read_text(path: os.PathLike | str) -> str:
     return "\n".join(text for _, text in iter_lines(path))
 
 
-def iter_jsonl(path: os.PathLike | str) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, object)`` from a JSON-lines file; blank lines are ignored."""
+def no_records(path: os.PathLike | str, what: str = "records") -> DataError:
+    """The error for a file that holds no record (empty, blank lines only, an empty list, a lone header)."""
+    return DataError(path, None, None, f"no {what}: the file is empty or holds no record")
+
+
+class _JsonFault(ValueError):
+    """A JSON text that parses but is not valid for a dataset: a repeated key, or NaN/Infinity."""
+
+    def __init__(self, field: str | None, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _JsonFault(key, f"the key {key!r} appears twice in one JSON object")
+        obj[key] = value
+    return obj
+
+
+def _not_json_constant(name: str) -> Any:
+    raise _JsonFault(None, f"{name} is not valid JSON")
+
+
+#: the one JSON decoder of the readers: repeated keys and NaN/Infinity are errors, not last-one-wins
+JSON_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_not_json_constant)
+
+
+def _decode(text: str, path: Path, line: int | None, position: int = 0) -> tuple[Any, int]:
+    """``JSON_DECODER.raw_decode(text, position)`` with every failure as a :class:`DataError`.
+
+    ``line`` is where ``text`` sits in the file: ``None`` when ``text`` is the whole file (the error's
+    own line is used), an ``int`` for one line of a JSON-lines file, a :class:`RecordLine` for an element
+    of a JSON list (the error keeps its record and gets the line where the fault is).
+    """
+    try:
+        return JSON_DECODER.raw_decode(text, position)
+    except json.JSONDecodeError as err:
+        if line is None:
+            where, at = err.lineno, f"column {err.colno}"
+        elif isinstance(line, RecordLine):
+            where, at = RecordLine(err.lineno, line.record, line.offset), f"character {err.pos + 1}"
+        else:
+            where, at = line, f"column {err.pos + 1}"
+        raise DataError(path, where, None, f"malformed JSON ({err.msg.removesuffix(' at')}, {at})") from None
+    except _JsonFault as err:
+        raise DataError(path, line, err.field, str(err)) from None
+
+
+def loads(text: str, path: os.PathLike | str, line: int | None) -> Any:
+    """The one JSON value on ``line`` of a JSON-lines file (``text``); errors name ``path`` and ``line``."""
     path = Path(path)
+    start = _WHITESPACE.match(text).end()
+    value, end = _decode(text, path, line, start)
+    end = _WHITESPACE.match(text, end).end()
+    if end != len(text):
+        raise DataError(path, line, None, f"malformed JSON (extra data at column {end + 1})")
+    return value
+
+
+def iter_jsonl(path: os.PathLike | str) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` from a JSON-lines file; blank lines are ignored.
+
+    A file with no object at all is a :class:`DataError` (see :func:`no_records`).
+    """
+    path = Path(path)
+    found = False
     for number, text in iter_lines(path):
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise DataError(path, number, None, f"malformed JSON ({err.msg} at column {err.colno})") from None
+        obj = loads(text, path, number)
         if not isinstance(obj, dict):
             raise DataError(path, number, None, f"expected a JSON object, found {type(obj).__name__}")
+        found = True
         yield number, obj
+    if not found:
+        raise no_records(path)
 
 
 def read_json(path: os.PathLike | str) -> Any:
     """Parse a whole JSON file; errors carry the line number."""
     path = Path(path)
     text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataError(path, err.lineno, None, f"malformed JSON ({err.msg} at column {err.colno})") from None
+    if not text.strip():
+        raise no_records(path)
+    value, end = _decode(text, path, None, _WHITESPACE.match(text).end())
+    if text[end:].strip():
+        raise DataError(path, text.count("\n", 0, end) + 1, None, "malformed JSON (text after the value)")
+    return value
 
 
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-
-
-def iter_json_array(path: os.PathLike | str) -> Iterator[tuple[int, Any]]:
+def iter_json_array(path: os.PathLike | str) -> Iterator[tuple[RecordLine, Any]]:
     """Yield ``(line, element)`` for each element of a file holding one JSON list.
 
-    ``line`` is the 1-based line on which the element starts (always 1 for a list written on one line).
-    Malformed JSON, a top level that is not a list, or text after the list raise :class:`DataError`.
+    ``line`` is a :class:`RecordLine`: the 1-based line on which the element starts (always 1 for a
+    list written on one line), its 1-based position in the list and the character where it starts.
+    Malformed JSON, a top level that is not a list, an empty list, or text after the list raise
+    :class:`DataError`.
     """
     path = Path(path)
     text = read_text(path)
-    decoder = json.JSONDecoder()
+    if not text.strip():
+        raise no_records(path)
 
     def line_of(position: int) -> int:
         return text.count("\n", 0, position) + 1
@@ -153,55 +276,70 @@ def iter_json_array(path: os.PathLike | str) -> Iterator[tuple[int, Any]]:
         raise DataError(path, line_of(position), None, "expected one JSON list of records")
     position = skip(position + 1)
     if text.startswith("]", position):
-        position = skip(position + 1)
-    else:
-        line, counted_to = 1, 0
-        while True:
-            try:
-                element, end = decoder.raw_decode(text, position)
-            except json.JSONDecodeError as err:
-                raise DataError(path, err.lineno, None, f"malformed JSON ({err.msg} at column {err.colno})") from None
-            line += text.count("\n", counted_to, position)
-            counted_to = position
-            yield line, element
-            position = skip(end)
-            if text.startswith(",", position):
-                position = skip(position + 1)
-            elif text.startswith("]", position):
-                position = skip(position + 1)
-                break
-            else:
-                raise DataError(path, line_of(position), None, "malformed JSON (expected ',' or ']' after a record)")
+        raise no_records(path)
+    line, counted_to, record = 1, 0, 0
+    while True:
+        line += text.count("\n", counted_to, position)
+        counted_to = position
+        record += 1
+        here = RecordLine(line, record, position + 1)
+        element, end = _decode(text, path, here, position)
+        yield here, element
+        position = skip(end)
+        if text.startswith(",", position):
+            position = skip(position + 1)
+        elif text.startswith("]", position):
+            position = skip(position + 1)
+            break
+        else:
+            raise DataError(path, RecordLine(line_of(position), record, position + 1), None,
+                            "malformed JSON (expected ',' or ']' after a record)")
     if position < len(text):
         raise DataError(path, line_of(position), None, "malformed JSON (text after the closing ']')")
 
 
 def iter_tsv(path: os.PathLike | str, header: bool = False, min_columns: int | None = None,
-             strip_header: bool = True) -> Iterator[tuple[int, dict[str, str] | list[str]]]:
-    """Yield ``(line_number, row)`` from a tab-separated file read with ``csv.QUOTE_NONE``.
+             strip_header: bool = True, columns: Sequence[str] = ()) -> Iterator[tuple[int, dict[str, str] | list[str]]]:
+    """Yield ``(line_number, row)`` from a tab-separated file with no quoting (cells split at tabs).
 
-    With ``header=True`` rows are dicts keyed by the (stripped) header names; otherwise lists.
-    ``min_columns`` raises a :class:`DataError` for a shorter row.  Blank lines are ignored.
+    With ``header=True`` rows are dicts keyed by the (stripped) header names; otherwise lists.  The
+    header must hold every name in ``columns`` (a missing or renamed column is a :class:`DataError` on
+    the header line, naming it) and no name twice; each row must have as many cells as the header.
+    ``min_columns`` raises a :class:`DataError` for a shorter row of a file without header.  Blank lines
+    are ignored; a file without any row (or with only its header) is a :class:`DataError`.
     """
     path = Path(path)
     names: list[str] | None = None
+    found = False
     for number, text in iter_lines(path):
         if not text.strip():
             continue
-        cells = next(csv.reader([text], delimiter="\t", quoting=csv.QUOTE_NONE))
+        cells = text.split("\t")
         if header and names is None:
             names = [c.strip() if strip_header else c for c in cells]
+            for name, count in Counter(names).items():
+                if count > 1:
+                    raise DataError(path, number, name, f"the header names this column {count} times")
+            for column in columns:
+                if column not in names:
+                    raise DataError(path, number, column, f"missing column in the header (found {names})")
             continue
         if min_columns is not None and len(cells) < min_columns:
             raise DataError(path, number, f"column {len(cells) + 1}",
                             f"expected at least {min_columns} tab-separated columns, found {len(cells)}")
+        found = True
         if names is not None:
             if len(cells) < len(names):
                 raise DataError(path, number, names[len(cells)],
                                 f"missing: {len(cells)} columns for a header of {len(names)}")
+            if len(cells) > len(names):
+                raise DataError(path, number, None, f"{len(cells)} tab-separated columns for a header of "
+                                                    f"{len(names)} (a tab inside a cell?)")
             yield number, dict(zip(names, cells))
         else:
             yield number, cells
+    if not found:
+        raise no_records(path, "rows" + (" after the header" if names is not None else ""))
 
 
 class UniqueIds:
@@ -223,7 +361,8 @@ def require(record: dict, key: str, path: os.PathLike | str, line: int | None, k
     if key not in record or record[key] is None:
         raise DataError(path, line, label, "missing")
     value = record[key]
-    if not isinstance(value, kind):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in kinds):
         want = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
         raise DataError(path, line, label, f"expected {want}, found {type(value).__name__} {str(value)[:40]!r}")
     if nonempty and isinstance(value, (str, list, dict)) and not (value.strip() if isinstance(value, str) else value):
@@ -251,6 +390,13 @@ def check_split(split: str, allowed: Sequence[str], dataset: str) -> str:
     if split not in allowed:
         raise ValueError(f"{dataset}: unknown split {split!r}; expected one of {list(allowed)}")
     return split
+
+
+def require_records(records: Any, path: os.PathLike | str, what: str = "records") -> Any:
+    """``records`` if it holds at least one record, else the :func:`no_records` error for ``path``."""
+    if not records:
+        raise no_records(path, what)
+    return records
 
 
 class Records(list):

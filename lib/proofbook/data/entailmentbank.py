@@ -37,8 +37,8 @@ from typing import Iterable
 
 from proofbook.corpus import Corpus
 from proofbook.data.base import (
-    DataError, Records, SkipReport, check_split, dataset_file, iter_jsonl, iter_lines, read_json, require,
-    resolve_data_dir,
+    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl, iter_lines, read_json,
+    require, require_records, resolve_data_dir,
 )
 
 FOLDER = "entailmentbank"
@@ -254,22 +254,17 @@ def _optional_int(obj: dict, key: str, path: Path, line: int) -> int | None:
     return value
 
 
-def _note_duplicate(seen: dict[str, int], tree_id: str, line: int, irregular: SkipReport) -> None:
-    if tree_id in seen:
-        irregular.add("duplicate id", f"{tree_id} (lines {seen[tree_id]}, {line})")
-    else:
-        seen[tree_id] = line
 
 
 def parse_entailmentbank_file(path: os.PathLike | str, task: int | None = None) -> Records:
     """Read any ``dataset__task_N__{split}.jsonl`` file into :class:`EntailmentTree` records.
 
     An empty ``proof`` (task 3) gives a tree without steps.  ``length_of_proof``, where given, must
-    equal the number of steps.
+    equal the number of steps.  A repeated ``id`` is a :class:`DataError`.
     """
     path = Path(path)
     trees = Records(skipped=SkipReport(source=path.name), irregular=SkipReport(source=path.name, kept=True))
-    seen: dict[str, int] = {}
+    ids = UniqueIds(path, "id")
     for line, obj in iter_jsonl(path):
         tree_id = require(obj, "id", path, line)
         hypothesis = require(obj, "hypothesis", path, line).strip()
@@ -280,7 +275,7 @@ def parse_entailmentbank_file(path: os.PathLike | str, task: int | None = None) 
         if length is not None and length != len(steps):
             raise DataError(path, line, "length_of_proof", f"{length}, but the proof has {len(steps)} steps")
         meta = require(obj, "meta", path, line, kind=dict, nonempty=False) if "meta" in obj else {}
-        _note_duplicate(seen, tree_id, line, trees.irregular)
+        ids.check(tree_id, line)
         trees.append(EntailmentTree(
             id=tree_id, question=require(obj, "question", path, line).strip(),
             answer=require(obj, "answer", path, line).strip(), hypothesis=hypothesis, context=context,
@@ -305,7 +300,8 @@ def parse_entailmentbank_train_file(path: os.PathLike | str, task: int | None = 
 
     The input must give ``$hypothesis$`` and ``$context$`` (``$question$``/``$answer$`` where present),
     the output ``$proof$``.  ``depth_of_proof`` and ``length_of_proof`` are computed from the proof;
-    ``meta`` holds the remaining fields (``angle``).  Repeated ids are kept, counted in ``.irregular``.
+    ``meta`` holds the remaining fields (``angle``).  A repeated id is kept and counted in ``.irregular``:
+    the official train files repeat 5 question ids (the same question with another answer and proof).
     """
     path = Path(path)
     trees = Records(skipped=SkipReport(source=path.name), irregular=SkipReport(source=path.name, kept=True))
@@ -324,7 +320,9 @@ def parse_entailmentbank_train_file(path: os.PathLike | str, task: int | None = 
         context = _context(_slot(given, "context", path, line, "input"), path, line, "input $context$")
         proof = _slot(wanted, "proof", path, line, "output")
         steps = _proof_steps(proof, hypothesis, context, path, line, "output $proof$")
-        _note_duplicate(seen, tree_id, line, trees.irregular)
+        if tree_id in seen:
+            trees.irregular.add("duplicate id", f"{tree_id} (lines {seen[tree_id]}, {line})")
+        seen.setdefault(tree_id, line)
         trees.append(EntailmentTree(
             id=tree_id, question=_slot(given, "question", path, line, "input", required=False),
             answer=_slot(given, "answer", path, line, "input", required=False), hypothesis=hypothesis,
@@ -385,7 +383,7 @@ def parse_worldtree_file(path: os.PathLike | str) -> FactTable:
             facts.skipped.add(f"placeholder {PLACEHOLDER_FACT!r}", fact_id)
             continue
         facts[fact_id] = text.strip()
-    return facts
+    return require_records(facts, path, "facts")
 
 
 def read_worldtree(data_dir: os.PathLike | str | None = None) -> FactTable:

@@ -81,9 +81,7 @@ class SymmetricPair:
 
 
 def _pair(record: dict, path: Path, line: int) -> SymmetricPair:
-    pair_id = require(record, "id", path, line, kind=(str, int))
-    if isinstance(pair_id, bool):
-        raise DataError(path, line, "id", f"expected a numeric id, found {pair_id!r}")
+    pair_id = require(record, "id", path, line, kind=str)
     try:
         fever_claim_id(pair_id)
     except ValueError as err:

@@ -91,8 +91,6 @@ def _feverous_claim(record: Any, path: Path, line: int) -> FeverousClaim:
     if not isinstance(record, dict):
         raise DataError(path, line, None, f"expected a JSON object, found {type(record).__name__}")
     claim_id = require(record, "id", path, line, kind=int)
-    if isinstance(claim_id, bool):
-        raise DataError(path, line, "id", f"expected int, found {claim_id!r}")
     claim = require(record, "claim", path, line)
     label = require_label(require(record, "label", path, line), FEVEROUS_LABELS, path, line, "label")
     challenge = require(record, "challenge", path, line)

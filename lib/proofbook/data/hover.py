@@ -193,11 +193,12 @@ class HoverGoldParagraphs:
 def parse_gold_paragraphs(path: os.PathLike | str) -> Records:
     """Read a gold-paragraph file (JSON lines: ``original``, ``mutated``, ``gold_evidence``) from any path.
 
-    A repeated ``original`` is kept aside and counted in ``.skipped`` (the first line wins).
+    ``original`` (the claim text) is the key that pairs a line with its HoVer claim, so a repeated
+    ``original`` is a :class:`DataError` naming both lines.
     """
     path = Path(path)
     records: Records = Records(skipped=SkipReport(str(path)))
-    seen: set[str] = set()
+    originals = UniqueIds(path, "original")
     for line, record in iter_jsonl(path):
         original = require(record, "original", path, line)
         mutated = require(record, "mutated", path, line, nonempty=False)
@@ -206,10 +207,7 @@ def parse_gold_paragraphs(path: os.PathLike | str) -> Records:
         for index, paragraph in enumerate(paragraphs):
             if not paragraph:
                 raise DataError(path, line, "gold_evidence", f"paragraph {index + 1} is empty")
-        if original in seen:
-            records.skipped.add("repeated original claim", f"line {line}")
-            continue
-        seen.add(original)
+        originals.check(original, line)
         records.append(HoverGoldParagraphs(original, mutated, paragraphs, line))
     return records
 

@@ -41,9 +41,11 @@ from proofbook.data.base import (
     DataError,
     Records,
     SkipReport,
+    UniqueIds,
     check_split,
     dataset_file,
     iter_jsonl,
+    no_records,
     read_text,
     require,
     require_label,
@@ -114,11 +116,13 @@ def parse_climate_fever(path: os.PathLike | str) -> Records:
     """Read ``climate-fever.jsonl`` (or a file in its format) from any path."""
     path = Path(path)
     claims: Records = Records(skipped=SkipReport(str(path)))
+    ids = UniqueIds(path, "claim_id")
     for line, record in iter_jsonl(path):
-        claim_id = require(record, "claim_id", path, line, kind=(str, int))
+        claim_id = require(record, "claim_id", path, line, kind=str)
+        ids.check(claim_id, line)
         evidences = require(record, "evidences", path, line, kind=list)
         claims.append(ClimateClaim(
-            claim_id=str(claim_id),
+            claim_id=claim_id,
             claim=require(record, "claim", path, line),
             label=require_label(require(record, "claim_label", path, line), CLIMATE_CLAIM_LABELS, path, line,
                                 "claim_label"),
@@ -171,17 +175,20 @@ def _iter_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
         for column in EX_FEVER_COLUMNS:
             if column not in header:
                 raise DataError(path, 1, column, f"missing column in the header {header}")
-        end = reader.line_num
+        end, found = reader.line_num, False
         for cells in reader:
             start, end = end + 1, reader.line_num
             if not any(cell.strip() for cell in cells):
                 continue
+            found = True
             if len(cells) != len(header):
                 missing = header[len(cells)] if len(cells) < len(header) else None
                 raise DataError(path, start, missing, f"{len(cells)} columns for a header of {len(header)}")
             yield start, dict(zip(header, cells))
     except csv.Error as err:
         raise DataError(path, reader.line_num, None, f"malformed CSV ({err})") from None
+    if not found:
+        raise no_records(path, "rows after the header")
 
 
 def _gold_titles(cell: str, path: Path, line: int) -> list[str]:

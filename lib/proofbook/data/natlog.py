@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from proofbook.data.base import (
-    DataError, Records, SkipReport, dataset_file, iter_jsonl, iter_lines, require, require_label,
-    require_text, resolve_data_dir,
+    DataError, Records, SkipReport, UniqueIds, dataset_file, iter_jsonl, iter_lines, require, require_label,
+    require_records, require_text, resolve_data_dir,
 )
 
 FOLDER = "natlog_proofs_qanatver"
@@ -171,23 +171,36 @@ def _parse_claim_id(value: str, path: Path, line: int, field_name: str = "id") -
 def parse_fewshot_targets(path: os.PathLike | str) -> Records:
     """Read a ProoFVer ``.target`` file (``<id>\\t<proof>`` lines; blank lines separate claims).
 
-    Returns :class:`Records` of :class:`FewshotTarget`.
+    Returns :class:`Records` of :class:`FewshotTarget`.  The alternative proofs of one claim are the
+    lines of one block, and a second claim id inside a block is a :class:`DataError` on field ``id``.
+    A claim id that comes back in a later block is kept, its variants numbered on, and counted in
+    ``.irregular``: the official file does this once (claim 110631).
     """
     path = Path(path)
-    records = Records(skipped=SkipReport(source=str(path)))
+    records = Records(skipped=SkipReport(source=str(path)), irregular=SkipReport(source=str(path), kept=True))
     variants: Counter = Counter()
+    first_line: dict[int, int] = {}
+    block_id: int | None = None
     for number, text in iter_lines(path):
         if not text.strip():
+            block_id = None
             continue
         cells = text.split("\t")
         if len(cells) != 2:
             field_name = "proof" if len(cells) < 2 else "line"
             raise DataError(path, number, field_name, f"expected '<id>\\t<proof>', found {len(cells)} tab-separated column(s)")
         claim_id = _parse_claim_id(cells[0], path, number)
+        if block_id is None and claim_id in first_line:
+            records.irregular.add("claim id back in a later block", f"{claim_id} (lines {first_line[claim_id]}, {number})")
+        if block_id is not None and claim_id != block_id:
+            raise DataError(path, number, "id", f"claim id {claim_id} inside the proofs of claim {block_id} "
+                                                f"(line {first_line[block_id]}); expected a blank line between claims")
+        block_id = claim_id
+        first_line.setdefault(claim_id, number)
         steps = parse_proof_string(cells[1], path, number)
         records.append(FewshotTarget(claim_id, variants[claim_id], tuple(steps), number))
         variants[claim_id] += 1
-    return records
+    return require_records(records, path, "proofs")
 
 
 def read_fewshot_targets(data_dir: os.PathLike | str | None = None) -> Records:
@@ -333,10 +346,12 @@ def parse_fewshot_processed(path: os.PathLike | str) -> Records:
     """Read one ``processed_train-fewshot_*.jsonl`` file -> :class:`Records` of :class:`FewshotExample`."""
     path = Path(path)
     records = Records(skipped=SkipReport(source=str(path)))
+    ids = UniqueIds(path, "id")
     for number, obj in iter_jsonl(path):
         row_id = require(obj, "id", path, number, int)
-        if isinstance(row_id, bool) or row_id < 0:
+        if row_id < 0:
             raise DataError(path, number, "id", f"expected a non-negative integer, found {row_id!r}")
+        ids.check(row_id, number)
         claim = require(obj, "claim", path, number, str)
         verdict = require_label(require(obj, "verdict", path, number, str), VERDICTS, path, number, "verdict")
         evidence = require(obj, "evidence", path, number, str)
@@ -450,7 +465,7 @@ def parse_silver_proofs(path: os.PathLike | str) -> Records:
                                                 f"(line {block_line}); expected a blank line between claims")
         block.append(_silver_step(cells, path, number))
     close_block()
-    return records
+    return require_records(records, path, "proofs")
 
 
 def read_silver_proofs(data_dir: os.PathLike | str | None = None) -> Records:

@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from proofbook.data.base import (
-    DataError, Records, SkipReport, check_split, dataset_file, iter_jsonl, iter_lines, iter_tsv, require,
-    require_label, require_text, resolve_data_dir,
+    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl, iter_lines, iter_tsv,
+    require, require_label, require_records, require_text, resolve_data_dir,
 )
 
 SICK_FOLDER, SICK_FILE = "sick", "SICK.txt"
@@ -102,6 +102,8 @@ class NliPair:
 # --- SICK -------------------------------------------------------------------------------------
 
 _SICK_META = ("relatedness_score", "entailment_AB", "entailment_BA", "sentence_A_dataset", "sentence_B_dataset")
+#: the columns SICK.txt must have (its header has more; the rest are kept in ``meta`` where named above)
+SICK_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "entailment_label", "relatedness_score", "SemEval_set")
 
 
 def parse_sick(path: os.PathLike | str, split: str | None = None) -> Records:
@@ -113,13 +115,15 @@ def parse_sick(path: os.PathLike | str, split: str | None = None) -> Records:
     path = Path(path)
     wanted = SICK_SPLITS[_split_name(split, SICK_SPLITS, "sick")] if split is not None else None
     records = Records(skipped=SkipReport(source=str(path)))
-    for number, row in iter_tsv(path, header=True):
-        semeval_set = require_label(row.get("SemEval_set", "").strip(), SICK_SPLITS.values(), path, number, "SemEval_set")
+    ids = UniqueIds(path, "pair_ID")
+    for number, row in iter_tsv(path, header=True, columns=SICK_COLUMNS):
+        semeval_set = require_label(row["SemEval_set"].strip(), SICK_SPLITS.values(), path, number, "SemEval_set")
         pair_id = require_text(row["pair_ID"], path, number, "pair_ID").strip()
+        ids.check(pair_id, number)
         premise = require_text(row["sentence_A"], path, number, "sentence_A")
         hypothesis = require_text(row["sentence_B"], path, number, "sentence_B")
         label = require_label(row["entailment_label"], NLI_LABELS, path, number, "entailment_label")
-        score = row.get("relatedness_score", "")
+        score = row["relatedness_score"]
         try:
             float(score)
         except ValueError:
@@ -144,12 +148,14 @@ def parse_scitail(path: os.PathLike | str) -> Records:
     """Read a SciTail answers file (JSON lines, ``gold_label`` E/N) -> :class:`Records` of :class:`NliPair`."""
     path = Path(path)
     records = Records(skipped=SkipReport(source=str(path)))
+    ids = UniqueIds(path, "id")
     for number, obj in iter_jsonl(path):
-        pair_id = require(obj, "id", path, number, (str, int))
+        pair_id = require(obj, "id", path, number, str)
+        ids.check(pair_id, number)
         premise = require(obj, "sentence1", path, number, str)
         hypothesis = require(obj, "sentence2", path, number, str)
         raw = require_label(require(obj, "gold_label", path, number, str), SCITAIL_LABELS, path, number, "gold_label")
-        records.append(NliPair(str(pair_id), premise, hypothesis, SCITAIL_LABELS[raw], "scitail", raw_label=raw))
+        records.append(NliPair(pair_id, premise, hypothesis, SCITAIL_LABELS[raw], "scitail", raw_label=raw))
     return records
 
 
@@ -184,11 +190,10 @@ def parse_med(path: os.PathLike | str) -> Records:
     """Read ``MED.tsv`` (MNLI-style) -> :class:`Records` of :class:`NliPair` with ``genre`` set."""
     path = Path(path)
     records = Records(skipped=SkipReport(source=str(path)))
-    for number, row in iter_tsv(path, header=True):
-        for column in ("pairID", "genre", "sentence1", "sentence2", "gold_label"):
-            if column not in row:
-                raise DataError(path, number, column, "missing column (is this an MNLI-style TSV with a header?)")
+    ids = UniqueIds(path, "pairID")
+    for number, row in iter_tsv(path, header=True, columns=("pairID", "genre", "sentence1", "sentence2", "gold_label")):
         pair_id = require_text(row["pairID"], path, number, "pairID").strip()
+        ids.check(pair_id, number)
         genre = require_text(row["genre"], path, number, "genre").strip()
         premise = require_text(row["sentence1"], path, number, "sentence1")
         hypothesis = require_text(row["sentence2"], path, number, "sentence2")
@@ -308,13 +313,14 @@ def _upper_label(value: str, path: Path, line: int, name: str, allow_none: bool 
 
 
 def parse_med_2hop(path: os.PathLike | str) -> Records:
-    """Read ``med_2hop.tsv`` (header names stripped of their padding) -> :class:`Records` of :class:`Med2HopRow`."""
+    """Read ``med_2hop.tsv`` (header names stripped of their padding) -> :class:`Records` of :class:`Med2HopRow`.
+
+    The file has no row id: ``original_id`` names the MED pair a row rewrites, and one pair is rewritten
+    into several rows (911 ids repeat in the official file), so a repeated ``original_id`` is expected.
+    """
     path = Path(path)
     records = Records(skipped=SkipReport(source=str(path)))
-    for number, row in iter_tsv(path, header=True, strip_header=True):
-        for column in MED_2HOP_COLUMNS:
-            if column not in row:
-                raise DataError(path, number, column, "missing column in the header")
+    for number, row in iter_tsv(path, header=True, strip_header=True, columns=MED_2HOP_COLUMNS):
         original_id = row["original_id"].strip()
         if not original_id.isdigit():
             raise DataError(path, number, "original_id", f"expected an integer MED pair id, found {original_id[:40]!r}")
@@ -379,9 +385,15 @@ class WiceRow:
 
 
 def parse_wice(path: os.PathLike | str) -> Records:
-    """Read a WiCE oracle-chunk file (claim level) -> :class:`Records` of :class:`WiceRow`."""
+    """Read a WiCE oracle-chunk file (claim level) -> :class:`Records` of :class:`WiceRow`.
+
+    A claim (``meta.id``) has one row per oracle chunk.  The official files repeat a few rows with the
+    same ``meta.id`` and ``meta.chunk_idx`` (13 in dev, 13 in test); they are kept and counted in
+    ``.irregular``.
+    """
     path = Path(path)
-    records = Records(skipped=SkipReport(source=str(path)))
+    records = Records(skipped=SkipReport(source=str(path)), irregular=SkipReport(source=str(path), kept=True))
+    first_line: dict[tuple, int] = {}
     for number, obj in iter_jsonl(path):
         label = require_label(require(obj, "label", path, number, str), WICE_LABELS, path, number, "label")
         claim = require(obj, "claim", path, number, str)
@@ -390,10 +402,17 @@ def parse_wice(path: os.PathLike | str) -> Records:
             if not isinstance(sentence, str):
                 raise DataError(path, number, f"evidence[{position}]", f"expected a string, found {type(sentence).__name__}")
         meta = require(obj, "meta", path, number, dict)
-        require(meta, "id", path, number, (str, int), name="meta.id")
+        row_id = require(meta, "id", path, number, str, name="meta.id")
         chunk_idx = require(meta, "chunk_idx", path, number, list, name="meta.chunk_idx")
         if len(chunk_idx) != len(evidence):
             raise DataError(path, number, "meta.chunk_idx", f"{len(chunk_idx)} indices for {len(evidence)} evidence sentences")
+        for position, index in enumerate(chunk_idx):
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise DataError(path, number, f"meta.chunk_idx[{position}]", f"expected int, found {type(index).__name__}")
+        key = (row_id, tuple(chunk_idx))
+        if key in first_line:
+            records.irregular.add("row repeated (same meta.id and chunk_idx)", f"line {number} = line {first_line[key]}")
+        first_line.setdefault(key, number)
         records.append(WiceRow(claim, tuple(evidence), label, meta, number))
     return records
 
@@ -423,7 +442,7 @@ def parse_fracas_sentences(path: os.PathLike | str) -> Records:
             records.skipped.add("blank line", f"line {number}")
             continue
         records.append(FracasSentence(number, text.strip()))
-    return records
+    return require_records(records, path, "sentences")
 
 
 def read_fracas_sentences(data_dir: os.PathLike | str | None = None) -> Records:

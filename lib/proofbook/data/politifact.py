@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import calendar
 import csv
-import json
 import os
 import re
 from collections import Counter
@@ -65,7 +64,7 @@ from typing import Any, Iterable, Iterator
 
 from proofbook.data.base import (
     DataError, RecordMap, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
-    iter_lines, iter_tsv, require, require_text, resolve_data_dir,
+    iter_lines, iter_tsv, loads, no_records, require, require_records, require_text, resolve_data_dir,
 )
 
 #: PolitiFact's Truth-O-Meter in the paper's index order (MAE and soft accuracy use these indices)
@@ -383,10 +382,8 @@ def parse_claimdecomp(path: os.PathLike | str) -> Records:
 
 
 def _example_id(record: dict, path: Path, line: int) -> int:
-    value = require(record, "example_id", path, line, (int, str))
-    if isinstance(value, bool) or (isinstance(value, str) and not value.strip().lstrip("-").isdigit()):
-        raise DataError(path, line, "example_id", f"expected an integer id, found {value!r}")
-    return int(value)
+    """The integer ``example_id`` (the official files write a JSON number; a string is an error)."""
+    return require(record, "example_id", path, line, int)
 
 
 def _text_list(record: dict, key: str, path: Path, line: int) -> list[str]:
@@ -503,7 +500,11 @@ def read_search_cache(data_dir: os.PathLike | str | None = None, source: str = "
         raise ValueError(f"unknown search-cache source {source!r}; expected one of {list(SEARCH_CACHE_FILES)}")
     check_split(split, CLAIMDECOMP_SPLITS, "ClaimDecomp")
     claims = dataset_file(data_dir, CLAIMDECOMP_FOLDER, f"{split}.jsonl")
-    ids = [_example_id(record, claims, line) for line, record in iter_jsonl(claims)]
+    unique = UniqueIds(claims, "example_id")
+    ids = []
+    for line, record in iter_jsonl(claims):
+        ids.append(_example_id(record, claims, line))
+        unique.check(ids[-1], line)
     return parse_search_cache(dataset_file(data_dir, CACHE_FOLDER, SEARCH_CACHE_FILES[source]), ids)
 
 
@@ -511,11 +512,13 @@ def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> Recor
     """Parse a ``websites_*.jsonl`` file whose line *i* belongs to ``example_ids[i]``.
 
     A line count that differs from ``len(example_ids)`` is a :class:`DataError` (the pairing would be
-    wrong).  An empty title or snippet is kept (counted in ``.irregular``).
+    wrong), and so is an empty file.  An empty title or snippet, and a hit repeated for the same question
+    (same URL), are kept (counted in ``.irregular``).
     """
     path = Path(path)
     irregular = SkipReport(str(path), kept=True)
     lists = [(line, _result_list(text, path, line, irregular)) for line, text in iter_lines(path)]
+    require_records(lists, path, "lines")
     if len(lists) != len(example_ids):
         raise DataError(path, None, None, f"{len(lists)} lines for {len(example_ids)} claims: "
                                           "line i must belong to claim i of the claims file")
@@ -528,10 +531,7 @@ def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> Recor
 
 
 def _result_list(text: str, path: Path, line: int, irregular: SkipReport) -> list[SearchResult]:
-    try:
-        hits = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataError(path, line, None, f"malformed JSON ({err.msg} at column {err.colno})") from None
+    hits = loads(text, path, line)
     if not isinstance(hits, list):
         raise DataError(path, line, None, f"expected a JSON list of results, found {type(hits).__name__}")
     results = []
@@ -543,6 +543,8 @@ def _result_list(text: str, path: Path, line: int, irregular: SkipReport) -> lis
         for key in ("title", "snippet"):
             if not fields[key].strip():
                 irregular.add(f"empty {key}", f"line {line}")
+        if any(r.question == fields["question"] and r.url == fields["url"] for r in results):
+            irregular.add("hit repeated for the same question", f"line {line}")
         results.append(SearchResult(**fields))
     return results
 
@@ -614,10 +616,12 @@ def parse_liar(path: os.PathLike | str) -> Records:
     """Parse any file in LIAR's 14-column TSV format (``csv.QUOTE_NONE``; no header)."""
     path = Path(path)
     statements = Records(skipped=SkipReport(str(path)), irregular=SkipReport(str(path), kept=True))
+    ids = UniqueIds(path, "id")
     for line, cells in iter_tsv(path):
         if len(cells) != len(LIAR_COLUMNS):
             _wrong_width(path, line, cells, LIAR_COLUMNS)
         statements.append(_liar_statement(dict(zip(LIAR_COLUMNS, cells)), path, line, statements.irregular))
+        ids.check(statements[-1].id, line)
     return statements
 
 
@@ -637,6 +641,7 @@ def parse_liar_plus(path: os.PathLike | str) -> Records:
     path = Path(path)
     statements = Records(skipped=SkipReport(str(path)), irregular=SkipReport(str(path), kept=True))
     irregular = statements.irregular
+    ids = UniqueIds(path, "id")
     for line, cells in iter_quoted_tsv(path, irregular):
         if len(cells) < len(LIAR_PLUS_COLUMNS) - 1:
             _wrong_width(path, line, cells, LIAR_PLUS_COLUMNS)
@@ -651,6 +656,7 @@ def parse_liar_plus(path: os.PathLike | str) -> Records:
         if not row["row"].strip().isdigit():
             raise DataError(path, line, "row", f"expected a row index, found {row['row']!r}")
         base = _liar_statement(row, path, line, irregular)
+        ids.check(base.id, line)
         statements.append(LiarPlusStatement(**vars(base), row=int(row["row"]), justification=justification))
     return statements
 
@@ -663,11 +669,13 @@ def iter_quoted_tsv(path: os.PathLike | str, irregular: SkipReport | None = None
     """
     path = Path(path)
     reader = csv.reader((text + "\n" for _, text in iter_lines(path)), delimiter="\t", strict=True)
-    start = 1
+    start, found = 1, False
     while True:
         try:
             cells = next(reader)
         except StopIteration:
+            if not found:
+                raise no_records(path, "rows") from None
             return
         except csv.Error as err:
             raise DataError(path, reader.line_num, None, f"bad CSV quoting ({err})") from None
@@ -675,6 +683,7 @@ def iter_quoted_tsv(path: os.PathLike | str, irregular: SkipReport | None = None
         if reader.line_num > line and irregular is not None:
             irregular.add("quoted cell over several lines", f"line {line}")
         if any(cell.strip() for cell in cells):
+            found = True
             yield line, cells
 
 

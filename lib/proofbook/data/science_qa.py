@@ -133,12 +133,11 @@ def parse_choices(text: str) -> list[Option]:
 def _answer_keys(path: Path) -> dict[str, tuple[int, str]]:
     """``id -> (line, answerKey)`` from an AI2 leaderboard ``question-answers.jsonl`` file."""
     keys: dict[str, tuple[int, str]] = {}
+    ids = UniqueIds(path, "id")
     for line, obj in iter_jsonl(path):
         qid = require(obj, "id", path, line)
-        key = require(obj, "answerKey", path, line).strip()
-        if qid in keys and keys[qid][1] != key:
-            raise DataError(path, line, "answerKey", f"{qid!r} already has answer {keys[qid][1]!r} (line {keys[qid][0]})")
-        keys[qid] = (line, key)
+        ids.check(qid, line)
+        keys[qid] = (line, require(obj, "answerKey", path, line).strip())
     return keys
 
 
@@ -161,13 +160,7 @@ def parse_obqa_file(path: os.PathLike | str, answers_path: os.PathLike | str | N
     irregular = SkipReport(source=path.name, kept=True)
     questions = Records(skipped=SkipReport(source=path.name), irregular=irregular)
     ids = UniqueIds(path, "ID")
-    header_checked = False
-    for line, row in iter_tsv(path, header=True):
-        if not header_checked:
-            for column in OBQA_COLUMNS:
-                if column not in row:
-                    raise DataError(path, 1, column, f"column missing from the header {list(row)}")
-            header_checked = True
+    for line, row in iter_tsv(path, header=True, columns=OBQA_COLUMNS):
         qid = require_text(row["ID"], path, line, "ID").strip()
         ids.check(qid, line)
         stem = require_text(row["Question Stem"], path, line, "Question Stem").strip()

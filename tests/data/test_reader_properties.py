@@ -4,11 +4,12 @@ For each reader: generated valid files round-trip, and every single corruption i
 :class:`~proofbook.data.base.DataError` naming the file, line and field, or counted -- never accepted
 silently, never a raw ``KeyError``/``JSONDecodeError``/``csv.Error`` (see ``reader_properties.py``).
 """
+import dataclasses
 import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import find, given
 from hypothesis import strategies as st
 
 from reader_properties import (
@@ -16,6 +17,7 @@ from reader_properties import (
     round_trip, unique_by, words,
 )
 from proofbook.data import fever_symmetric, feverous, fm2, hover, nli, politifact
+from proofbook.data.base import Records
 
 pytestmark = pytest.mark.unit
 
@@ -189,3 +191,21 @@ def test_every_corruption_is_refused_or_counted(spec):
         with tempfile.TemporaryDirectory() as folder:
             check_corruptions(spec, Path(folder), records, data.draw)
     check()
+
+
+def test_the_checks_fail_on_a_lenient_or_crashing_reader(tmp_path):
+    """The properties can fail: a reader that accepts anything, or leaks a raw KeyError, is caught."""
+    records = [{"id": "p1", "sentence1": "a b", "sentence2": "c", "gold_label": "E"},
+               {"id": "p2", "sentence1": "d", "sentence2": "e f", "gold_label": "N"}]
+
+    def first(strategy):          # hypothesis' draw outside @given: the simplest value of the strategy
+        return find(strategy, lambda value: True)
+    lenient = dataclasses.replace(SCITAIL, name="lenient", parse=lambda path: Records())
+    with pytest.raises(AssertionError, match="passed silently"):
+        check_corruptions(lenient, tmp_path, records, first)
+    with pytest.raises(AssertionError):
+        round_trip(lenient, tmp_path, records)
+    crashing = dataclasses.replace(SCITAIL, name="crashing", parse=lambda path: {}["id"])
+    with pytest.raises(KeyError):
+        check_corruptions(crashing, tmp_path, records, first)
+    check_corruptions(SCITAIL, tmp_path, records, first)      # the real reader passes the same checks

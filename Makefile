@@ -46,7 +46,17 @@ book: notebooks
 
 test: install
 	PROOFBOOK_PYTHON=$(BIN)/python scripts/install_wordnet.sh || echo "WordNet unavailable: its tests will be skipped"
-	$(BIN)/python -m pytest
+	@if unshare --net sh -c 'ip link set lo up' >/dev/null 2>&1; then \
+	  echo "Running the tests in a fresh network namespace (unshare --net): loopback only, for child processes too"; \
+	  echo "unshare --net sh -c 'ip link set lo up && exec $(BIN)/python -m pytest'"; \
+	  unshare --net sh -c 'ip link set lo up && exec "$$0" -m pytest' $(BIN)/python; \
+	else \
+	  echo "Note: 'unshare --net' is not permitted here (it needs root and util-linux/iproute2), so the tests run in"; \
+	  echo "this network namespace: proofbook.netguard blocks non-loopback access from the test process and from"; \
+	  echo "Python children that import proofbook, but other child processes are not isolated."; \
+	  echo "$(BIN)/python -m pytest"; \
+	  $(BIN)/python -m pytest; \
+	fi
 
 test-unit: install
 	$(BIN)/python -m pytest -m "unit"

@@ -11,7 +11,15 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 from proofbook import netguard  # noqa: E402
 
-netguard.install()
+netguard.install()  # already done by `import proofbook` above; idempotent, and explicit here
+
+
+def pytest_report_header(config):
+    if netguard.isolated():
+        return "network: guard installed; isolated network namespace (loopback only)"
+    return ("network: guard installed (this process only); not in an isolated network namespace, so child "
+            "processes that do not import proofbook are not isolated (`make test` uses unshare --net)")
+
 
 ROOT = Path(__file__).resolve().parents[1]
 

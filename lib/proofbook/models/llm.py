@@ -10,26 +10,50 @@ environment:
 * ``OPENAI_API_KEY`` -- the key (a local server usually accepts any string);
 * ``PROOFBOOK_LLM_MODEL`` -- the model name the server knows.
 
-What it adds to the bare ``openai`` client:
+What it adds to the bare ``openai`` client (settings in :class:`LLMSettings`):
 
-* a per-request timeout (``timeout`` seconds);
-* bounded retries with exponential backoff (``backoff * 2**attempt`` seconds, capped at ``max_backoff``,
-  or the server's ``Retry-After`` if it sends a shorter one) on rate limits (HTTP 429), server errors
-  (5xx), timeouts and refused connections -- the ``openai`` client's own retries are switched off so that
-  exactly ``max_retries`` retries happen;
+* a wall-clock deadline per request: the whole reply, headers and body, must arrive within ``timeout``
+  seconds of the request being sent.  (The ``openai``/``httpx`` timeout alone bounds each read, so a
+  server that trickles a byte at a time could hold a call indefinitely.)  Every step of the request --
+  waiting for a pooled connection, connect, TLS handshake, each write and each read -- waits at most for
+  what is left of that time (only the system's look-up of a host name has no timeout of its own); at the
+  deadline the request fails as a timeout and its connection is closed, not returned to the pool.  The
+  reply is read in full inside :meth:`ChatClient.chat`, so the deadline covers all of it;
+* a deadline per call, retries and waits included: ``total_timeout`` seconds.  No request may run past
+  it, and when it passes, or when the wait before the next attempt would reach it, the call stops at once
+  with a ``"timeout"`` error that says so and names the last failure (it does not sleep first).  Unset
+  (the default), the other settings alone bound a call: at most ``timeout * (max_retries + 1) +
+  max_backoff * max_retries`` seconds (:attr:`LLMSettings.call_timeout`);
+* bounded retries on rate limits (HTTP 429), server errors (5xx), timeouts and refused connections --
+  the ``openai`` client's own retries are switched off, so exactly ``max_retries`` retries happen.  The
+  ``k``-th wait (``k = 0, 1, ...``) is at least ``min(max_backoff, backoff * 2**k)``; a ``Retry-After``
+  header (seconds, or an HTTP date) or ``retry-after-ms`` header asking for longer is honoured up to
+  ``max_backoff``; one asking for less (``Retry-After: 0`` included) does not shorten the wait;
+* replies checked for shape: a reply that is not a chat completion, lacks a message text, or has a
+  number of ``choices`` other than the ``n`` asked for is a ``"malformed"`` error (not retried);
 * one error type, :class:`LLMError`, whose message says what went wrong (``kind`` is one of
   ``"config"``, ``"timeout"``, ``"connection"``, ``"rate_limit"``, ``"http"``, ``"malformed"``) and, for
   HTTP errors, the status and the start of the server's reply.
 
-Departure from the paper: the paper used the completion endpoint of ``text-davinci-003`` (retired);
-every prompt here is sent as one user message to the chat endpoint.
+Proxies are taken from ``HTTP(S)_PROXY`` / ``ALL_PROXY`` / ``NO_PROXY`` for the base URL, as the
+``openai`` client would.  Departure from the paper: the paper used the completion endpoint of
+``text-davinci-003`` (retired); every prompt here is sent as one user message to the chat endpoint.
 """
 from __future__ import annotations
 
+import email.utils
+import math
 import os
+import threading
 import time
+import urllib.request
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Callable, Sequence
+from urllib.parse import urlsplit
+
+import httpcore2
+import httpx2
 
 ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "PROOFBOOK_LLM_MODEL"
 ERROR_KINDS = ("config", "timeout", "connection", "rate_limit", "http", "malformed")
@@ -45,15 +69,28 @@ class LLMError(RuntimeError):
 
 @dataclass(frozen=True)
 class LLMSettings:
-    """Where the endpoint is and how patient to be with it."""
+    """Where the endpoint is and how patient to be with it (all times in seconds; see the module docstring)."""
 
     base_url: str
     api_key: str
     model: str
-    timeout: float = 60.0
+    timeout: float = 60.0              # the whole reply of one request
     max_retries: int = 3
-    backoff: float = 1.0
-    max_backoff: float = 30.0
+    backoff: float = 1.0               # the first wait; doubled for each further retry
+    max_backoff: float = 30.0          # no wait is longer, whatever Retry-After says
+    total_timeout: float | None = None  # the whole call, retries and waits included; None: no limit of its own
+
+    @property
+    def call_timeout(self) -> float:
+        """The most one call may take: ``total_timeout``, or unset, the bound the other settings imply."""
+        if self.total_timeout is not None:
+            return self.total_timeout
+        return self.timeout * (self.max_retries + 1) + self.max_backoff * self.max_retries
+
+    def wait_before_retry(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait after failed attempt ``attempt`` (0-based), given the server's Retry-After if any."""
+        minimum = min(self.max_backoff, self.backoff * 2 ** attempt)
+        return minimum if retry_after is None else min(self.max_backoff, max(minimum, retry_after))
 
     @classmethod
     def from_env(cls, **overrides) -> "LLMSettings":
@@ -80,7 +117,8 @@ def endpoint_configured() -> bool:
 class ChatClient:
     """``ChatClient().chat([{"role": "user", "content": "..."}])`` -> the reply texts.
 
-    ``settings`` defaults to :meth:`LLMSettings.from_env`; ``sleep`` is injectable for tests.
+    ``settings`` defaults to :meth:`LLMSettings.from_env`; ``sleep`` is injectable for tests.  The client
+    holds a connection pool: :meth:`close` it (or use it as a context manager) when done.
     """
 
     def __init__(self, settings: LLMSettings | None = None, sleep: Callable[[float], None] = time.sleep, **overrides):
@@ -89,50 +127,182 @@ class ChatClient:
         self.settings = settings or LLMSettings.from_env(**overrides)
         self._sleep = sleep
         self._openai = openai
+        self._deadline = _Deadline()
+        transport = _DeadlineTransport(self._deadline, proxy=_proxy_for(self.settings.base_url))
         self.client = openai.OpenAI(base_url=self.settings.base_url, api_key=self.settings.api_key,
-                                    timeout=self.settings.timeout, max_retries=0)
+                                    timeout=self.settings.timeout, max_retries=0,
+                                    http_client=openai.DefaultHttpxClient(transport=transport))
         self.requests = 0
 
     def __repr__(self) -> str:
         return f"ChatClient({self.settings.base_url!r}, model={self.settings.model!r})"
 
+    def close(self) -> None:
+        """Close the pooled connections."""
+        self.client.close()
+
+    def __enter__(self) -> "ChatClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def chat(self, messages: Sequence[dict], temperature: float = 0.0, max_tokens: int = 256, n: int = 1,
              stop: Sequence[str] | None = None) -> list[str]:
         """Send one chat request (retrying as described in the module docstring); ``n`` reply texts."""
         _check_messages(messages)
+        if not isinstance(n, int) or n < 1:
+            raise ValueError(f"chat: n must be a positive int, got {n!r}")
         s = self.settings
+        started = time.monotonic()
+        call_deadline = started + s.total_timeout if s.total_timeout is not None else math.inf
         for attempt in range(s.max_retries + 1):
+            attempts = attempt + 1
+            sent = time.monotonic()
+            request_deadline = min(sent + s.timeout, call_deadline)
             try:
                 self.requests += 1
-                response = self.client.chat.completions.create(
-                    model=s.model, messages=list(messages), temperature=temperature, max_tokens=max_tokens, n=n,
-                    **({"stop": list(stop)} if stop else {}))
+                self._deadline.at = request_deadline
+                try:
+                    response = self.client.chat.completions.create(
+                        model=s.model, messages=list(messages), temperature=temperature, max_tokens=max_tokens,
+                        n=n, **({"stop": list(stop)} if stop else {}))
+                finally:
+                    self._deadline.at = None
                 return _reply_texts(response, s, n)
             except self._openai.APIStatusError as err:
                 status = err.status_code
-                error = _status_error(err, s, attempt + 1)
+                error = _status_error(err, s, attempts)
                 retry = status == 429 or status >= 500
                 wait = _retry_after(err)
             except self._openai.APITimeoutError:
+                if request_deadline < sent + s.timeout:  # the call's deadline, not the request's, ran out
+                    raise LLMError("timeout", f"{s.base_url}: the {s.call_timeout:g} s deadline for the whole call "
+                                   f"(total_timeout) passed with no reply (model {s.model!r}; {attempts} attempt(s) "
+                                   f"in {time.monotonic() - started:.1f} s)", attempts=attempts) from None
                 error = LLMError("timeout", f"{s.base_url}: no reply within {s.timeout:g} s "
-                                 f"(model {s.model!r}; {attempt + 1} attempt(s))", attempts=attempt + 1)
+                                 f"(model {s.model!r}; {attempts} attempt(s))", attempts=attempts)
                 retry, wait = True, None
             except self._openai.APIConnectionError as err:
                 error = LLMError("connection", f"{s.base_url}: cannot connect ({err.__cause__ or err}); "
-                                 f"is the server running? ({attempt + 1} attempt(s))", attempts=attempt + 1)
+                                 f"is the server running? ({attempts} attempt(s))", attempts=attempts)
                 retry, wait = True, None
             except (self._openai.APIResponseValidationError, ValueError) as err:  # ValueError: body not JSON
                 raise LLMError("malformed", f"{s.base_url}: malformed reply, not a chat-completion JSON object "
                                             f"({type(err).__name__}: {err})") from None
             if not retry or attempt == s.max_retries:
                 raise error
-            delay = min(s.max_backoff, s.backoff * 2 ** attempt)
-            self._sleep(min(delay, wait) if wait is not None else delay)
+            delay = s.wait_before_retry(attempt, wait)
+            if time.monotonic() + delay >= call_deadline:
+                raise LLMError("timeout", f"{s.base_url}: gave up after {attempts} attempt(s) in "
+                                          f"{time.monotonic() - started:.1f} s: waiting {delay:g} s for the next "
+                                          f"would pass the {s.call_timeout:g} s deadline for the whole call "
+                                          f"(total_timeout); last error: {error}",
+                               status=error.status, attempts=attempts)
+            self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def complete(self, prompt: str, **kwargs) -> str:
         """One user message in, the first reply text out."""
         return self.chat([{"role": "user", "content": prompt}], **kwargs)[0]
+
+
+# ---- the per-request deadline ----------------------------------------------------------------------
+# httpx/httpcore timeouts bound each socket operation.  The deadline is enforced one level down, in the
+# network backend httpcore opens its connections with: every connect, TLS handshake, write and read gets
+# ``min(its own timeout, time left)`` and fails with httpcore's own timeout exception once no time is
+# left.  httpcore then closes that connection (a half-read HTTP/1.1 response is never reused) and httpx
+# and openai report an ordinary timeout.  The deadline lives in a thread-local owned by one ChatClient:
+# set around each request, unset (no limit) otherwise.
+
+class _Deadline(threading.local):
+    """The ``time.monotonic()`` by which this thread's request in flight must be done (``None``: no limit)."""
+
+    at: float | None = None
+
+    def clamp(self, timeout: float | None, expired: type[Exception]) -> float | None:
+        if self.at is None:
+            return timeout
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise expired("the request's deadline has passed")
+        return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore2.NetworkStream):
+    _WRITE_CHUNK = 64 * 1024  # so that a large request body is written under a fresh clamp per chunk
+
+    def __init__(self, stream: httpcore2.NetworkStream, deadline: _Deadline):
+        self._stream, self._deadline = stream, deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, self._deadline.clamp(timeout, httpcore2.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        for start in range(0, len(buffer), self._WRITE_CHUNK):
+            self._stream.write(buffer[start:start + self._WRITE_CHUNK],
+                               self._deadline.clamp(timeout, httpcore2.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context, server_hostname: str | None = None, timeout: float | None = None):
+        stream = self._stream.start_tls(ssl_context, server_hostname,
+                                        self._deadline.clamp(timeout, httpcore2.ConnectTimeout))
+        return _DeadlineStream(stream, self._deadline)
+
+    def get_extra_info(self, info: str):
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore2.NetworkBackend):
+    def __init__(self, backend: httpcore2.NetworkBackend, deadline: _Deadline):
+        self._backend, self._deadline = backend, deadline
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        stream = self._backend.connect_tcp(host, port, self._deadline.clamp(timeout, httpcore2.ConnectTimeout),
+                                           local_address, socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        stream = self._backend.connect_unix_socket(path, self._deadline.clamp(timeout, httpcore2.ConnectTimeout),
+                                                   socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+class _DeadlineTransport(httpx2.HTTPTransport):
+    """``httpx2.HTTPTransport`` whose connections obey a :class:`_Deadline` (waiting for the pool too)."""
+
+    def __init__(self, deadline: _Deadline, **kwargs):
+        super().__init__(**kwargs)
+        pool = getattr(self, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if backend is None:  # pinned versions have both; fail loudly rather than lose the deadline
+            raise RuntimeError("httpx2/httpcore2 changed: cannot install the per-request deadline "
+                               "(no HTTPTransport._pool._network_backend)")
+        pool._network_backend = _DeadlineBackend(backend, deadline)
+        self._deadline = deadline
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        timeouts = request.extensions.get("timeout")
+        if self._deadline.at is not None and isinstance(timeouts, dict):
+            left = max(1e-3, self._deadline.at - time.monotonic())
+            pool = timeouts.get("pool")
+            request.extensions["timeout"] = {**timeouts, "pool": left if pool is None else min(pool, left)}
+        return super().handle_request(request)
+
+
+def _proxy_for(base_url: str) -> str | None:
+    """The proxy the environment names for ``base_url`` (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``)."""
+    parts = urlsplit(base_url)
+    proxies = urllib.request.getproxies()
+    if not parts.hostname or not proxies or urllib.request.proxy_bypass(parts.hostname):
+        return None
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    return proxy if not proxy or "://" in proxy else f"http://{proxy}"
 
 
 def _check_messages(messages: Sequence[dict]) -> None:
@@ -151,6 +321,8 @@ def _reply_texts(response, settings: LLMSettings, n: int) -> list[str]:
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list) or not choices:
         raise LLMError("malformed", f"{where}: the reply has no 'choices' ({str(response)[:200]})")
+    if len(choices) != n:
+        raise LLMError("malformed", f"{where}: asked for n={n} choices, the reply has {len(choices)}")
     texts = []
     for i, choice in enumerate(choices):
         message = getattr(choice, "message", None)
@@ -176,8 +348,26 @@ def _status_error(err, settings: LLMSettings, attempts: int) -> LLMError:
 
 
 def _retry_after(err) -> float | None:
+    """Seconds the server asks us to wait: ``retry-after-ms``, else ``Retry-After`` (seconds or an HTTP date)."""
     try:
-        value = err.response.headers.get("retry-after")
-        return max(0.0, float(value)) if value is not None else None
-    except (AttributeError, TypeError, ValueError):
+        headers = err.response.headers
+        millis, value = headers.get("retry-after-ms"), headers.get("retry-after")
+    except AttributeError:
         return None
+    seconds = None
+    for text, scale in ((millis, 1e-3), (value, 1.0)):
+        try:
+            seconds = float(text) * scale if text is not None else None
+        except ValueError:
+            seconds = None
+        if seconds is not None and math.isfinite(seconds):
+            return max(0.0, seconds)
+    if value is None:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is in GMT
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())

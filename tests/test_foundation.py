@@ -1,8 +1,7 @@
-"""Unit tests of the shared plumbing: data errors, corpus, results, runner parameters, fetch, netguard."""
+"""Unit tests of the shared plumbing: data errors, corpus, results, fetch."""
 import http.server
 import json
 import shutil
-import socket
 import threading
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from proofbook.corpus import Corpus, split_sentences
 from proofbook.data import base
 from proofbook.data.base import DataError
 from proofbook.data import fetch
-from proofbook import netguard, results, runner
+from proofbook import results
 
 pytestmark = pytest.mark.unit
 
@@ -140,82 +139,6 @@ def test_load_results_names_bad_row(tmp_path):
         results.load_results(path)
 
 
-# ---- runner -----------------------------------------------------------------------------------
-NOTEBOOK = '''# %% [markdown]
-# # A tiny notebook
-
-# %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
-seed = 0
-smoke = False
-results_dir = "results"
-figures_dir = "figures"
-
-# %%
-from proofbook.results import Results
-res = Results("testpaper/tiny", dict(seed=seed, smoke=smoke, limit=limit), results_dir)
-res.add("toy", "dev", "constant", "accuracy", 0.25 if smoke else 0.5, limit or 4)
-'''
-
-
-def test_parse_value():
-    assert [runner.parse_value(v) for v in ("None", "True", "3", "0.5", "'dev'", "dev", "[1, 2]")] == \
-        [None, True, 3, 0.5, "dev", "dev", [1, 2]]
-
-
-def test_runner_refuses_unknown_parameter_and_missing_cell(tmp_path):
-    good = tmp_path / "nb.py"
-    good.write_text(NOTEBOOK)
-    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['smokey'\]"):
-        runner.run_notebook(good, {"smokey": True}, output=tmp_path / "out.ipynb")
-    bad = tmp_path / "bad.py"
-    bad.write_text(NOTEBOOK.replace(' tags=["parameters"]', ""))
-    with pytest.raises(ValueError, match="exactly one cell tagged 'parameters'"):
-        runner.run_notebook(bad, {}, output=tmp_path / "out.ipynb")
-    partial = tmp_path / "partial.py"
-    partial.write_text(NOTEBOOK.replace("figures_dir = \"figures\"\n", ""))
-    with pytest.raises(ValueError, match="does not define \\['figures_dir'\\]"):
-        runner.run_notebook(partial, {}, output=tmp_path / "out.ipynb")
-
-
-def test_runner_executes_with_parameters(tmp_path):
-    source = tmp_path / "nb.py"
-    source.write_text(NOTEBOOK)
-    out = runner.run_notebook(source, {"smoke": True, "limit": 2, "results_dir": str(tmp_path / "res")},
-                              output=tmp_path / "out" / "nb.ipynb", progress=False)
-    assert out.is_file()
-    data = results.load_results(tmp_path / "res" / "testpaper" / "tiny.json")
-    assert data["params"] == {"seed": 0, "smoke": True, "limit": 2}
-    assert data["rows"][0]["value"] == 0.25 and data["rows"][0]["n"] == 2
-
-
-def test_failed_cell_fails_the_run(tmp_path):
-    import papermill
-
-    source = tmp_path / "nb.py"
-    source.write_text(NOTEBOOK + "\n# %%\nraise RuntimeError('boom')\n")
-    with pytest.raises(papermill.PapermillExecutionError, match="boom"):
-        runner.run_notebook(source, {"results_dir": str(tmp_path)}, output=tmp_path / "o.ipynb", progress=False)
-
-
-def test_input_digest_changes_with_source_and_parameters(tmp_path):
-    source = tmp_path / "nb.py"
-    source.write_text(NOTEBOOK)
-    first = runner.input_digest(source, {"smoke": True})
-    assert first == runner.input_digest(source, {"smoke": True})
-    assert first != runner.input_digest(source, {"smoke": False})
-    source.write_text(NOTEBOOK + "\n# %%\n1\n")
-    assert first != runner.input_digest(source, {"smoke": True})
-
-
-def test_book_notebooks_follow_the_toc():
-    listed = runner.book_notebooks()
-    assert listed and listed[0].name == "00_introduction.py"
-    assert all(p.is_file() for p in listed)
-
-
 # ---- fetch ------------------------------------------------------------------------------------
 def test_git_blob_id_matches_git():
     # `printf 'hello\n' | git hash-object --stdin`
@@ -278,17 +201,6 @@ def test_fetch_downloads_and_verifies_over_loopback(tmp_path, monkeypatch):
         assert not (tmp_path / "data" / "toy" / "f.txt").exists()
     finally:
         server.shutdown()
-
-
-# ---- netguard ---------------------------------------------------------------------------------
-def test_network_is_blocked_but_loopback_is_not():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock, pytest.raises(netguard.NetworkBlocked):
-        sock.connect(("93.184.216.34", 80))
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(1)
-    with server, socket.create_connection(server.getsockname(), timeout=5):
-        pass
 
 
 def test_unique_ids_names_both_lines(tmp_path):

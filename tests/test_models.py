@@ -1,15 +1,12 @@
-"""Tests of proofbook.models: local-only loading, the training loop, the artifact cache, the cross-encoder."""
-import json
+"""Tests of proofbook.models: local-only loading, the training loop, the cross-encoder (the cache: test_cache.py)."""
 import shutil
-from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from proofbook.models import (ArtifactCache, CacheCorruptionWarning, CheckpointError, CrossEncoder, TrainConfig,
-                              batch_order, file_fingerprint, fingerprint, json_codec, load_classifier, load_encoder,
+from proofbook.models import (ArtifactCache, CheckpointError, CrossEncoder, TrainConfig,
+                              batch_order, load_classifier, load_encoder,
                               load_seq2seq, load_tokenizer, macro_f1, minilm_path, object_codec,
                               resolve_checkpoint, set_seed, small_seq2seq, special_token_ids, train,
                               warm_start_seq2seq_from_encoder)
@@ -233,122 +230,6 @@ def test_length_pooling_changes_batches_not_the_number_of_steps():
 
 
 # ---------------------------------------------------------------- cache
-
-
-@dataclass
-class Settings:
-    name: str
-    size: int
-    paths: set
-
-
-def test_fingerprint_is_stable_and_handles_dataclasses_paths_sets():
-    a = Settings("x", 3, {Path("b"), Path("a")})
-    b = Settings("x", 3, {Path("a"), Path("b")})
-    assert fingerprint(a) == fingerprint(b) == fingerprint(Settings("x", 3, {Path("a"), Path("b")}))
-    assert fingerprint(a) != fingerprint(Settings("x", 4, {Path("a"), Path("b")}))
-    assert fingerprint({"b": 1, "a": (1, 2)}) == fingerprint({"a": [1, 2], "b": 1})
-    assert len(fingerprint(None)) == 64
-    with pytest.raises(TypeError, match="cannot hash"):
-        fingerprint(object())
-
-
-def test_file_fingerprint_follows_content_not_folder(tmp_path):
-    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
-    (tmp_path / "one" / "train.jsonl").write_text('{"claim": "a"}\n')
-    (tmp_path / "two" / "train.jsonl").write_text('{"claim": "a"}\n')
-    assert file_fingerprint(tmp_path / "one" / "train.jsonl") == file_fingerprint(tmp_path / "two" / "train.jsonl")
-    assert file_fingerprint(tmp_path / "one") == file_fingerprint(tmp_path / "two")
-    (tmp_path / "two" / "train.jsonl").write_text('{"claim": "b"}\n')
-    assert file_fingerprint(tmp_path / "one") != file_fingerprint(tmp_path / "two")
-    with pytest.raises(FileNotFoundError):
-        file_fingerprint(tmp_path / "absent.tsv")
-
-
-class Builder:
-    def __init__(self, value):
-        self.value, self.calls = value, 0
-
-    def __call__(self):
-        self.calls += 1
-        return self.value
-
-
-def test_cache_builds_once_then_hits(tmp_path):
-    cache = ArtifactCache(tmp_path / "cache")
-    data = tmp_path / "dev.tsv"
-    data.write_text("a\tb\n")
-    build = Builder({"predictions": [1, 2, 3]})
-    first = cache.get_or_build("predictions", {"k": 5}, build, *json_codec(), data=data)
-    second = cache.get_or_build("predictions", {"k": 5}, build, *json_codec(), data=data)
-    assert first == second == {"predictions": [1, 2, 3]} and build.calls == 1
-    assert cache.stats["hits"] == 1 and cache.stats["misses"] == 1
-    entry = cache.path_for("predictions", cache.key_for("predictions", {"k": 5}, data))
-    manifest = json.loads((entry / "manifest.json").read_text())
-    assert manifest["config"] == {"k": 5} and set(manifest["files"]) == {"value.json"}
-    cache.get_or_build("predictions", {"k": 6}, build, *json_codec(), data=data)  # new config
-    data.write_text("a\tc\n")
-    cache.get_or_build("predictions", {"k": 5}, build, *json_codec(), data=data)  # new data
-    assert build.calls == 3
-    assert cache.cache_pickle("index", {"k": 5}, Builder({1, 2})) == {1, 2}
-
-
-def test_default_cache_root_follows_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv("PROOFBOOK_CACHE", str(tmp_path / "elsewhere"))
-    assert ArtifactCache().root == tmp_path / "elsewhere"
-    with pytest.raises(ValueError, match="letters"):
-        ArtifactCache().path_for("../escape", "x")
-
-
-def test_get_reads_a_stored_entry_and_builds_nothing(tmp_path):
-    from proofbook.models.cache import pickle_codec
-
-    cache = ArtifactCache(tmp_path)
-    load = pickle_codec()[1]
-    assert cache.get("runs", {"n": 1}, load) is None and cache.get("runs", {"n": 1}, load, default=0) == 0
-    cache.cache_pickle("runs", {"n": 1}, lambda: {"value": [1, 2]})
-    assert cache.get("runs", {"n": 1}, load) == {"value": [1, 2]} and cache.get("runs", {"n": 2}, load) is None
-    assert cache.stats["misses"] == 1 and cache.stats["hits"] == 1
-
-
-@pytest.mark.parametrize("damage", ["truncate", "delete_manifest", "delete_file", "load_raises"])
-def test_corrupted_entry_is_detected_and_rebuilt(tmp_path, damage):
-    cache = ArtifactCache(tmp_path)
-    build = Builder(list(range(100)))
-    save, load = json_codec()
-    cache.get_or_build("rows", "cfg", build, save, load)
-    entry = cache.path_for("rows", cache.key_for("rows", "cfg"))
-    if damage == "truncate":
-        (entry / "value.json").write_text("[0, 1")
-    elif damage == "delete_manifest":
-        (entry / "manifest.json").unlink()
-    elif damage == "delete_file":
-        (entry / "value.json").unlink()
-    else:
-        def load(folder):
-            raise ValueError("cannot read")
-    with pytest.warns(CacheCorruptionWarning, match=str(entry)):
-        assert cache.get_or_build("rows", "cfg", build, save, load) == list(range(100))
-    assert build.calls == 2 and cache.stats["rebuilt"] == 1
-    assert cache.get_or_build("rows", "cfg", build, *json_codec()) == list(range(100)) and build.calls == 2
-
-
-def test_a_failed_build_leaves_no_entry(tmp_path):
-    cache = ArtifactCache(tmp_path)
-
-    def broken_build():
-        raise RuntimeError("out of memory")
-
-    def broken_save(value, folder):
-        (folder / "half.json").write_text("{")
-        raise OSError("disk full")
-
-    with pytest.raises(RuntimeError, match="out of memory"):
-        cache.get_or_build("model", "cfg", broken_build, *json_codec())
-    with pytest.raises(OSError, match="disk full"):
-        cache.get_or_build("model", "cfg", Builder([1]), broken_save, json_codec().load)
-    assert not cache.path_for("model", cache.key_for("model", "cfg")).exists()
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".building")] == []
 
 
 def test_hf_model_with_tokenizer_round_trips_through_the_cache(tmp_path, minilm_tokenizer):

@@ -11,9 +11,8 @@ import sys
 
 
 def _parameters(pairs) -> dict:
-    from proofbook.runner import parse_value
-
-    return {name: parse_value(value) for name, value in (pairs or [])}
+    """``-p NAME VALUE`` pairs as given: the runner types each value from the notebook's parameters cell."""
+    return {name: value for name, value in (pairs or [])}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,9 +41,9 @@
 # run takes the training time reported below plus a few minutes of evaluation.
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

@@ -16,9 +16,9 @@
 # (trained here if absent); encoding the dense indexes takes most of the time.
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

@@ -10,9 +10,9 @@
 # experiments chapter (read from the artifact cache; computed here with the same settings if absent).
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

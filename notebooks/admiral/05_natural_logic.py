@@ -17,9 +17,9 @@
 # this run are shown below.
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

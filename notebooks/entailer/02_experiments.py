@@ -27,9 +27,9 @@
 # runs are cached too.  A clean run takes the training time plus the evaluation time reported below.
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

@@ -17,9 +17,9 @@
 # the cache is empty), then re-runs the questions once with the memory.
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

@@ -20,9 +20,9 @@
 # experiments chapter reuses them.  A clean run takes the training time shown below.
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

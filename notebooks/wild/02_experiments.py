@@ -36,9 +36,9 @@
 # predictions are cached too.
 
 # %% tags=["parameters"]
-data_dir = None
-split = None
-limit = None
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
 seed = 0
 smoke = False
 results_dir = "results"

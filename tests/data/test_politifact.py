@@ -242,6 +242,7 @@ def test_search_cache_zips_with_the_claims(tmp_path):
     assert list(cache) == [5, 9] and cache[9] == []
     assert cache[5][0] == pf.SearchResult("Is A true?", "https://a.example/1", "A", "A is true.")
     assert cache.irregular.counts["empty snippet"] == 1
+    assert cache.irregular.counts["no search hit for the claim"] == 1
     with pytest.raises(ValueError):
         pf.read_search_cache(tmp_path, "bing")
     with pytest.raises(FileNotFoundError):

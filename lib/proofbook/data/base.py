@@ -28,7 +28,6 @@ print).  Each reader's docstring names what it keeps or counts; nothing is dropp
 """
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -296,6 +295,72 @@ def iter_json_array(path: os.PathLike | str) -> Iterator[tuple[RecordLine, Any]]
                             "malformed JSON (expected ',' or ']' after a record)")
     if position < len(text):
         raise DataError(path, line_of(position), None, "malformed JSON (text after the closing ']')")
+
+
+def iter_json_object(path: os.PathLike | str, what: str = "entries") -> Iterator[tuple[int, str, Any]]:
+    """Yield ``(line, key, value)`` for each entry of a file holding one JSON object, in file order.
+
+    ``line`` is the line on which the entry's key starts, so a bad entry, a repeated key or
+    ``NaN``/``Infinity`` names its line (a whole-file :func:`read_json` cannot say
+    where a repeated key is).  Malformed JSON, a top level that is not an object, an empty object and
+    text after the object each raise a :class:`DataError`.
+    """
+    path = Path(path)
+    text = read_text(path)
+    if not text.strip():
+        raise no_records(path, what)
+
+    def line_of(position: int) -> int:
+        return text.count("\n", 0, position) + 1
+
+    def column_of(position: int) -> int:
+        return position - text.rfind("\n", 0, position)
+
+    def skip(position: int) -> int:
+        return _WHITESPACE.match(text, position).end()
+
+    def decode(position: int) -> tuple[Any, int]:
+        try:
+            return JSON_DECODER.raw_decode(text, position)
+        except json.JSONDecodeError as err:
+            raise DataError(path, err.lineno, None,
+                            f"malformed JSON ({err.msg.removesuffix(' at')}, column {err.colno})") from None
+        except ValueError as err:      # a repeated key inside a value, NaN/Infinity
+            raise DataError(path, line_of(position), getattr(err, "field", None), str(err)) from None
+
+    def malformed(position: int, what: str) -> DataError:
+        return DataError(path, line_of(position), None, f"malformed JSON ({what}, column {column_of(position)})")
+
+    position = skip(0)
+    if not text.startswith("{", position):
+        value, _ = decode(position)
+        raise DataError(path, line_of(position), None,
+                        f"expected a JSON object of keys to values, found {type(value).__name__}")
+    position = skip(position + 1)
+    if text.startswith("}", position):
+        raise no_records(path, what)
+    line, counted_to = 1, 0        # the line of each entry, counted on from the previous one
+    while True:
+        if not text.startswith('"', position):
+            raise malformed(position, "expected a key in double quotes")
+        line += text.count("\n", counted_to, position)
+        counted_to = position
+        key, position = decode(position)
+        position = skip(position)
+        if not text.startswith(":", position):
+            raise malformed(position, "expected ':' after the key")
+        value, position = decode(skip(position + 1))
+        yield line, key, value
+        position = skip(position)
+        if text.startswith(",", position):
+            position = skip(position + 1)
+        elif text.startswith("}", position):
+            position = skip(position + 1)
+            break
+        else:
+            raise malformed(position, "expected ',' or '}' after an entry")
+    if position < len(text):
+        raise DataError(path, line_of(position), None, "malformed JSON (text after the closing '}')")
 
 
 def iter_tsv(path: os.PathLike | str, header: bool = False, min_columns: int | None = None,

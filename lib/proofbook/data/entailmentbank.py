@@ -37,8 +37,8 @@ from typing import Iterable
 
 from proofbook.corpus import Corpus
 from proofbook.data.base import (
-    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl, iter_lines, read_json,
-    require, require_records, resolve_data_dir,
+    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_object, iter_jsonl, require,
+    require_records, resolve_data_dir,
 )
 
 FOLDER = "entailmentbank"
@@ -259,8 +259,9 @@ def _optional_int(obj: dict, key: str, path: Path, line: int) -> int | None:
 def parse_entailmentbank_file(path: os.PathLike | str, task: int | None = None) -> Records:
     """Read any ``dataset__task_N__{split}.jsonl`` file into :class:`EntailmentTree` records.
 
-    An empty ``proof`` (task 3) gives a tree without steps.  ``length_of_proof``, where given, must
-    equal the number of steps.  A repeated ``id`` is a :class:`DataError`.
+    An empty ``proof`` (task 3) gives a tree without steps (an error where ``length_of_proof`` counts
+    steps).  ``length_of_proof``, where given, must equal the number of steps.  A repeated ``id`` is
+    a :class:`DataError`.
     """
     path = Path(path)
     trees = Records(skipped=SkipReport(source=path.name), irregular=SkipReport(source=path.name, kept=True))
@@ -272,6 +273,8 @@ def parse_entailmentbank_file(path: os.PathLike | str, task: int | None = None) 
         proof = require(obj, "proof", path, line, nonempty=False)
         steps = _proof_steps(proof, hypothesis, context, path, line, "proof")
         length = _optional_int(obj, "length_of_proof", path, line)
+        if not steps and length:
+            raise DataError(path, line, "proof", f"empty, but length_of_proof is {length}")
         if length is not None and length != len(steps):
             raise DataError(path, line, "length_of_proof", f"{length}, but the proof has {len(steps)} steps")
         meta = require(obj, "meta", path, line, kind=dict, nonempty=False) if "meta" in obj else {}
@@ -363,22 +366,26 @@ class FactTable(dict):
         self.skipped = skipped if skipped is not None else SkipReport()
 
 
-def _line_of(path: Path, needle: str) -> int | None:
-    """The first line of ``path`` that contains ``needle`` (to name the line of a bad entry)."""
-    return next((number for number, text in iter_lines(path) if needle in text), None)
 
 
 def parse_worldtree_file(path: os.PathLike | str) -> FactTable:
-    """Read a WorldTree sentence file (one JSON object ``{fact id: text}``); placeholders are skipped."""
+    """Read a WorldTree sentence file (one JSON object ``{fact id: text}``); placeholders are skipped.
+
+    An error inside an entry names its line and, as the field, the fact id: an empty fact id, a fact
+    id given twice, a text that is empty or not a string.
+    """
     path = Path(path)
-    table = read_json(path)
-    if not isinstance(table, dict):
-        raise DataError(path, 1, None, f"expected a JSON object of fact id -> text, found {type(table).__name__}")
     facts = FactTable(skipped=SkipReport(source=path.name))
-    for fact_id, text in table.items():
+    lines: dict[str, int] = {}
+    for line, fact_id, text in iter_json_object(path, "facts"):
+        if not fact_id.strip():
+            raise DataError(path, line, "fact id", "empty")
+        if fact_id in lines:
+            raise DataError(path, line, fact_id, f"duplicate fact id {fact_id!r} (first on line {lines[fact_id]})")
+        lines[fact_id] = line
         if not isinstance(text, str) or not text.strip():
             found = "empty" if isinstance(text, str) else f"expected text, found {type(text).__name__}"
-            raise DataError(path, _line_of(path, f'"{fact_id}":'), fact_id, found)
+            raise DataError(path, line, fact_id, found)
         if text.strip() == PLACEHOLDER_FACT:
             facts.skipped.add(f"placeholder {PLACEHOLDER_FACT!r}", fact_id)
             continue

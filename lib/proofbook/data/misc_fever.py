@@ -196,9 +196,9 @@ def _gold_titles(cell: str, path: Path, line: int) -> list[str]:
     field = "golden entity"
     try:
         value = ast.literal_eval(require_text(cell, path, line, field))
-    except (ValueError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # TypeError: "{[1]}"
         raise DataError(path, line, field, f"not a Python list literal: {cell[:40]!r}") from None
-    if not isinstance(value, list) or not value or not all(isinstance(t, str) and t.strip() for t in value):
+    if not isinstance(value, list) or not value or not all(isinstance(t, str) and t.replace("_", " ").strip() for t in value):
         raise DataError(path, line, field, f"expected a non-empty list of titles, found {cell[:40]!r}")
     return [title.replace("_", " ").strip() for title in value]
 

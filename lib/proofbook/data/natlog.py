@@ -64,11 +64,14 @@ VARIANT_BASE = 10 ** 11
 
 _START_MARKER = "^"
 # One triple: "{ claim span } [ evidence span ] OP".  The spans are matched lazily and the operator
-# must be one of the six followed by a space, "{" or the end, so a span that itself holds "}" or "]"
-# still parses as long as the rest of the string does.  _LOOSE_STEP (any operator token) only serves
-# to tell an unknown operator from a string that is not a triple at all.
-_STEP = re.compile(r"\s*\{(?P<claim>.*?)\}\s*\[(?P<evidence>.*?)\]\s*(?P<op>[=<>!|#])(?=\s|\{|$)")
-_LOOSE_STEP = re.compile(r"\s*\{(?P<claim>.*?)\}\s*\[(?P<evidence>.*?)\]\s*(?P<op>[^\s{]+)")
+# must be one of the six followed by a space, "{" or the end, so a span that itself holds "}", "[" or
+# "]" still parses as long as the rest of the string does.  A span never holds "{", the start of a
+# triple: otherwise a triple that lost its operator (or its evidence span) would silently swallow the
+# next one into its span ("{ a } [ b ] { c } [ d ] =" read as one step with evidence "b ] { c } [ d").
+# _LOOSE_STEP (any operator token) only serves to tell an unknown operator from a string that is not
+# a triple at all.
+_STEP = re.compile(r"\s*\{(?P<claim>[^{]*?)\}\s*\[(?P<evidence>[^{]*?)\]\s*(?P<op>[=<>!|#])(?=\s|\{|$)")
+_LOOSE_STEP = re.compile(r"\s*\{(?P<claim>[^{]*?)\}\s*\[(?P<evidence>[^{]*?)\]\s*(?P<op>[^\s{]+)")
 
 
 # --- proof steps -----------------------------------------------------------------------------
@@ -330,20 +333,34 @@ def _proof_steps_from_json(value: Any, path: Path, line: int) -> tuple[ProofStep
     return tuple(steps)
 
 
-def _int_lists(value: Any, path: Path, line: int, name: str) -> tuple[tuple[int, ...], ...]:
-    if not all(isinstance(group, list) and all(isinstance(i, int) for i in group) for group in value):
-        raise DataError(path, line, name, "expected a list of lists of integers")
+def _int_lists(value: Any, path: Path, line: int, name: str, size: int) -> tuple[tuple[int, ...], ...]:
+    """A list of non-empty lists of chunk indices (``0 <= i < size``; ``true`` is not an integer)."""
+    for number, group in enumerate(value):
+        if not (isinstance(group, list) and group
+                and all(isinstance(i, int) and not isinstance(i, bool) for i in group)):
+            raise DataError(path, line, name, f"group {number}: expected a non-empty list of integers, found {str(group)[:40]!r}")
+        for index in group:
+            if not 0 <= index < size:
+                raise DataError(path, line, name, f"group {number}: chunk index {index} out of range "
+                                                  f"(claim_parsed has {size} chunks)")
     return tuple(tuple(group) for group in value)
 
 
 def _text_pairs(value: Any, path: Path, line: int, name: str) -> tuple[tuple[str, str], ...]:
-    if not all(isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair) for pair in value):
-        raise DataError(path, line, name, "expected a list of [claim text, evidence text] pairs")
+    for number, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
+            raise DataError(path, line, name, f"pair {number}: expected [claim text, evidence text], found {str(pair)[:60]!r}")
+        if not (pair[0].strip() and pair[1].strip()):
+            raise DataError(path, line, name, f"pair {number}: empty {'claim' if not pair[0].strip() else 'evidence'} text")
     return tuple((a, b) for a, b in value)
 
 
 def parse_fewshot_processed(path: os.PathLike | str) -> Records:
-    """Read one ``processed_train-fewshot_*.jsonl`` file -> :class:`Records` of :class:`FewshotExample`."""
+    """Read one ``processed_train-fewshot_*.jsonl`` file -> :class:`Records` of :class:`FewshotExample`.
+
+    Every field is checked: ``claim_parsed`` holds non-empty chunks, ``claim_parsed_hierarchy`` non-empty
+    groups of indices into ``claim_parsed``, ``alignment`` (may be an empty list) pairs of non-empty texts.
+    """
     path = Path(path)
     records = Records(skipped=SkipReport(source=str(path)))
     ids = UniqueIds(path, "id")
@@ -357,9 +374,13 @@ def parse_fewshot_processed(path: os.PathLike | str) -> Records:
         evidence = require(obj, "evidence", path, number, str)
         steps = _proof_steps_from_json(require(obj, "proof", path, number, list), path, number)
         claim_parsed = require(obj, "claim_parsed", path, number, list)
-        if not all(isinstance(chunk, str) for chunk in claim_parsed):
-            raise DataError(path, number, "claim_parsed", "expected a list of strings")
-        hierarchy = _int_lists(require(obj, "claim_parsed_hierarchy", path, number, list), path, number, "claim_parsed_hierarchy")
+        for position, chunk in enumerate(claim_parsed):
+            if not isinstance(chunk, str):
+                raise DataError(path, number, "claim_parsed", f"chunk {position}: expected a string, found {type(chunk).__name__}")
+            if not chunk.strip():
+                raise DataError(path, number, "claim_parsed", f"chunk {position}: empty")
+        hierarchy = _int_lists(require(obj, "claim_parsed_hierarchy", path, number, list), path, number,
+                               "claim_parsed_hierarchy", len(claim_parsed))
         alignment = _text_pairs(require(obj, "alignment", path, number, list, nonempty=False), path, number, "alignment")
         records.append(FewshotExample(row_id, claim, verdict, evidence, steps, tuple(claim_parsed), hierarchy,
                                       alignment, number))

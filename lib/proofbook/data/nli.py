@@ -260,7 +260,7 @@ MED_2HOP_COLUMNS = ("original_id", "sent1", "sent2", "keyword_before", "relation
 def _literal(text: str, path: Path, line: int, name: str) -> Any:
     try:
         return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # TypeError: "{[1]}"
         raise DataError(path, line, name, f"not a Python literal: {text[:60]!r}") from None
 
 
@@ -384,12 +384,24 @@ class WiceRow:
         return tuple(self.meta.get("oracle_idx", ()))
 
 
+def _wice_indices(meta: dict, key: str, path: Path, line: int) -> list[int]:
+    """``meta[key]``: a non-empty list of sentence indices (integers; ``true`` is not one)."""
+    indices = require(meta, key, path, line, list, name=f"meta.{key}")
+    for position, index in enumerate(indices):
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise DataError(path, line, f"meta.{key}[{position}]", f"expected int, found {type(index).__name__}")
+    return indices
+
+
 def parse_wice(path: os.PathLike | str) -> Records:
     """Read a WiCE oracle-chunk file (claim level) -> :class:`Records` of :class:`WiceRow`.
 
     A claim (``meta.id``) has one row per oracle chunk.  The official files repeat a few rows with the
     same ``meta.id`` and ``meta.chunk_idx`` (13 in dev, 13 in test); they are kept and counted in
-    ``.irregular``.
+    ``.irregular``.  ``meta`` must hold ``id`` (a string), ``chunk_idx`` (one integer per evidence
+    sentence) and, unless the label is ``not_supported``, ``oracle_idx`` (a non-empty list of integers;
+    not always a subset of ``chunk_idx`` in the official files); ``claim_title`` and ``claim_section``
+    (in every official row) must be strings where present.
     """
     path = Path(path)
     records = Records(skipped=SkipReport(source=str(path)), irregular=SkipReport(source=str(path), kept=True))
@@ -403,12 +415,14 @@ def parse_wice(path: os.PathLike | str) -> Records:
                 raise DataError(path, number, f"evidence[{position}]", f"expected a string, found {type(sentence).__name__}")
         meta = require(obj, "meta", path, number, dict)
         row_id = require(meta, "id", path, number, str, name="meta.id")
-        chunk_idx = require(meta, "chunk_idx", path, number, list, name="meta.chunk_idx")
+        for key in ("claim_title", "claim_section"):
+            if key in meta:
+                require(meta, key, path, number, str, nonempty=False, name=f"meta.{key}")
+        chunk_idx = _wice_indices(meta, "chunk_idx", path, number)
         if len(chunk_idx) != len(evidence):
             raise DataError(path, number, "meta.chunk_idx", f"{len(chunk_idx)} indices for {len(evidence)} evidence sentences")
-        for position, index in enumerate(chunk_idx):
-            if isinstance(index, bool) or not isinstance(index, int):
-                raise DataError(path, number, f"meta.chunk_idx[{position}]", f"expected int, found {type(index).__name__}")
+        if "oracle_idx" in meta or label != "not_supported":
+            _wice_indices(meta, "oracle_idx", path, number)
         key = (row_id, tuple(chunk_idx))
         if key in first_line:
             records.irregular.add("row repeated (same meta.id and chunk_idx)", f"line {number} = line {first_line[key]}")

@@ -456,7 +456,11 @@ def read_claimdecomp_finetune(data_dir: os.PathLike | str | None = None,
 
 
 def parse_claimdecomp_finetune(path: os.PathLike | str) -> Records:
-    """Parse any file of ClaimDecomp fine-tuning chats (``{"messages": [system, user, assistant]}``)."""
+    """Parse any file of ClaimDecomp fine-tuning chats (``{"messages": [system, user, assistant]}``).
+
+    A role other than :data:`CHAT_ROLES`, a role given twice, or a chat without its user or assistant
+    turn is a :class:`DataError` naming the message.
+    """
     path = Path(path)
     examples = Records(skipped=SkipReport(str(path)), irregular=SkipReport(str(path), kept=True))
     for line, record in iter_jsonl(path):
@@ -474,6 +478,10 @@ def parse_claimdecomp_finetune(path: os.PathLike | str) -> Records:
     return examples
 
 
+#: the roles of a fine-tuning chat (each at most once; ``user`` and ``assistant`` are required)
+CHAT_ROLES = ("system", "user", "assistant")
+
+
 def _chat_turns(record: dict, path: Path, line: int) -> dict[str, str]:
     messages = require(record, "messages", path, line, list)
     turns: dict[str, str] = {}
@@ -481,6 +489,11 @@ def _chat_turns(record: dict, path: Path, line: int) -> dict[str, str]:
         if not isinstance(message, dict):
             raise DataError(path, line, f"messages[{index}]", f"expected an object, found {type(message).__name__}")
         role = require(message, "role", path, line, name=f"messages[{index}].role")
+        if role not in CHAT_ROLES:
+            raise DataError(path, line, f"messages[{index}].role",
+                            f"unknown role {role!r}; expected one of {list(CHAT_ROLES)}")
+        if role in turns:
+            raise DataError(path, line, f"messages[{index}].role", f"a second {role!r} turn")
         turns[role] = require(message, "content", path, line, name=f"messages[{index}].content")
     for role in ("user", "assistant"):
         if role not in turns:
@@ -512,8 +525,9 @@ def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> Recor
     """Parse a ``websites_*.jsonl`` file whose line *i* belongs to ``example_ids[i]``.
 
     A line count that differs from ``len(example_ids)`` is a :class:`DataError` (the pairing would be
-    wrong), and so is an empty file.  An empty title or snippet, and a hit repeated for the same question
-    (same URL), are kept (counted in ``.irregular``).
+    wrong), and so is an empty file, a blank line or an id given twice in ``example_ids`` (named as
+    field ``example_id`` on the second line).  An empty title or snippet, and a hit repeated for the
+    same question (same URL), are kept (counted in ``.irregular``).
     """
     path = Path(path)
     irregular = SkipReport(str(path), kept=True)
@@ -525,15 +539,20 @@ def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> Recor
     cache = RecordMap(skipped=SkipReport(str(path)), irregular=irregular)
     for example_id, (line, results) in zip(example_ids, lists):
         if example_id in cache:
-            raise DataError(path, line, None, f"a second line for example_id {example_id}")
+            raise DataError(path, line, "example_id",
+                            f"a second line for example_id {example_id} (the id is given twice)")
         cache[example_id] = results
     return cache
 
 
 def _result_list(text: str, path: Path, line: int, irregular: SkipReport) -> list[SearchResult]:
+    if not text.strip():
+        raise DataError(path, line, None, "a blank line: line i must hold the JSON list of results of claim i")
     hits = loads(text, path, line)
     if not isinstance(hits, list):
         raise DataError(path, line, None, f"expected a JSON list of results, found {type(hits).__name__}")
+    if not hits:
+        irregular.add("no search hit for the claim", f"line {line}")
     results = []
     for index, hit in enumerate(hits):
         if not isinstance(hit, dict):
@@ -565,7 +584,9 @@ def parse_cached_subquestions(path: os.PathLike | str) -> RecordMap:
     ``{"example_id", "questions": "<one a line>"}`` (ICL) or ``{"example_id", "subquestions":
     ["<q1>, <q2>, ..."]}`` (fine-tuned GPT).  Numbering and bullets are removed; lines that are no
     question -- a preamble ending in ``:`` or an echoed ``Claim:``/``Questions:`` line -- and repeated
-    questions are dropped and counted in ``.skipped``.
+    questions are dropped and counted in ``.skipped``.  An empty ``questions`` text, an empty
+    ``subquestions`` list or an empty text in it is a :class:`DataError`; a record whose lines are all
+    preambles is kept with no question and counted in ``.irregular`` (``"no question"``).
     """
     path = Path(path)
     skipped = SkipReport(str(path))
@@ -590,18 +611,22 @@ def parse_cached_subquestions(path: os.PathLike | str) -> RecordMap:
 
 def _raw_questions(record: dict, path: Path, line: int) -> Iterator[str]:
     if "subquestions" in record:
-        texts = require(record, "subquestions", path, line, list, nonempty=False)
+        texts = require(record, "subquestions", path, line, list)
         for index, text in enumerate(texts):
             if not isinstance(text, str):
                 raise DataError(path, line, f"subquestions[{index}]", f"expected str, found {type(text).__name__}")
+            if not text.strip():
+                raise DataError(path, line, f"subquestions[{index}]", "empty")
             yield from split_question_list(text)
     elif "questions" in record:
-        text = require(record, "questions", path, line, nonempty=False)
+        text = require(record, "questions", path, line)
         for part in text.split("\n"):
             if clean_question(part):
                 yield clean_question(part)
     else:
-        raise DataError(path, line, "questions", "missing (neither 'questions' nor 'subquestions')")
+        # the fine-tuned file gives the "prompt", the ICL files the "claim": name the field of that schema
+        name = "subquestions" if "prompt" in record else "questions"
+        raise DataError(path, line, name, "missing (neither 'questions' nor 'subquestions')")
 
 
 # --- LIAR and LIAR-PLUS --------------------------------------------------------------------------

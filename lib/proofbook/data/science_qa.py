@@ -130,6 +130,18 @@ def parse_choices(text: str) -> list[Option]:
     return options
 
 
+#: an option label: one capital letter (OpenBookQA's ``(A)``, QASC's ``"label": "A"``)
+_LABEL = re.compile(r"^[A-Z]$")
+
+
+def _option_label(value: str, path: Path, line: int, field: str) -> str:
+    """``value`` stripped, if it is an option label (one capital letter), else a :class:`DataError`."""
+    label = value.strip()
+    if not _LABEL.match(label):
+        raise DataError(path, line, field, f"unknown label {value!r}; expected an option label 'A'-'Z'")
+    return label
+
+
 def _answer_keys(path: Path) -> dict[str, tuple[int, str]]:
     """``id -> (line, answerKey)`` from an AI2 leaderboard ``question-answers.jsonl`` file."""
     keys: dict[str, tuple[int, str]] = {}
@@ -137,12 +149,15 @@ def _answer_keys(path: Path) -> dict[str, tuple[int, str]]:
     for line, obj in iter_jsonl(path):
         qid = require(obj, "id", path, line)
         ids.check(qid, line)
-        keys[qid] = (line, require(obj, "answerKey", path, line).strip())
+        keys[qid] = (line, _option_label(require(obj, "answerKey", path, line), path, line, "answerKey"))
     return keys
 
 
 def parse_answer_keys(path: os.PathLike | str) -> dict[str, str]:
-    """Answer keys ``id -> label`` from a leaderboard file (``{"id": ..., "answerKey": ...}`` lines)."""
+    """Answer keys ``id -> label`` from a leaderboard file (``{"id": ..., "answerKey": ...}`` lines).
+
+    A key must be an option label (one capital letter, ``"A"``); anything else is a :class:`DataError`.
+    """
     return {qid: key for qid, (_, key) in _answer_keys(Path(path)).items()}
 
 
@@ -151,16 +166,17 @@ def parse_obqa_file(path: os.PathLike | str, answers_path: os.PathLike | str | N
     """Read any file in the OpenBookQA Main TSV format into :class:`Question` records.
 
     ``answers_path`` (optional) is a leaderboard answer file whose keys fill empty ``Answer Key``
-    cells (or a file without that column); where both give a key they must agree.  Rows whose
-    number of options differs from ``expected_options``, or that repeat a label, are kept and
-    counted in ``.irregular``.
+    cells (or a file without that column); where both give a key they must agree.  Without an answer
+    file the header must have the ``Answer Key`` column.  Rows whose number of options differs from
+    ``expected_options``, or that repeat a label, are kept and counted in ``.irregular``.
     """
     path = Path(path)
     answers = _answer_keys(Path(answers_path)) if answers_path is not None else {}
     irregular = SkipReport(source=path.name, kept=True)
     questions = Records(skipped=SkipReport(source=path.name), irregular=irregular)
     ids = UniqueIds(path, "ID")
-    for line, row in iter_tsv(path, header=True, columns=OBQA_COLUMNS):
+    columns = OBQA_COLUMNS if answers_path is not None else (*OBQA_COLUMNS, OBQA_KEY_COLUMN)
+    for line, row in iter_tsv(path, header=True, columns=columns):
         qid = require_text(row["ID"], path, line, "ID").strip()
         ids.check(qid, line)
         stem = require_text(row["Question Stem"], path, line, "Question Stem").strip()
@@ -211,7 +227,8 @@ def parse_qasc_file(path: os.PathLike | str, expected_options: int = QASC_OPTION
     """Read any file in QASC's JSON-lines format into :class:`Question` records.
 
     ``fact1``/``fact2`` become :attr:`Question.facts` and ``combinedfact`` :attr:`Question.combined_fact`
-    when present (they must then be non-empty text); ``answerKey`` is required.
+    when present (they must then be non-empty text); ``answerKey`` is required.  A choice label must
+    be an option label (one capital letter).
     """
     path = Path(path)
     irregular = SkipReport(source=path.name, kept=True)
@@ -228,8 +245,9 @@ def parse_qasc_file(path: os.PathLike | str, expected_options: int = QASC_OPTION
             name = f"question.choices[{i}]"
             if not isinstance(choice, dict):
                 raise DataError(path, line, name, f"expected an object, found {type(choice).__name__}")
-            options.append(Option(require(choice, "label", path, line, name=f"{name}.label").strip(),
-                                  require(choice, "text", path, line, name=f"{name}.text").strip()))
+            label = _option_label(require(choice, "label", path, line, name=f"{name}.label"), path, line,
+                                  f"{name}.label")
+            options.append(Option(label, require(choice, "text", path, line, name=f"{name}.text").strip()))
         key = require(obj, "answerKey", path, line).strip()
         _check_answer_key(key, options, path, line, "answerKey")
         facts = tuple(require(obj, name, path, line).strip() for name in ("fact1", "fact2") if name in obj)

@@ -1,5 +1,9 @@
 """Dataset readers: official formats in, typed records out (see :mod:`proofbook.data.base`).
 
+Every reader follows the rule stated in :mod:`proofbook.data.base`: bad input raises one
+:class:`~proofbook.data.base.DataError` naming the file, the line and the field; irregular rows of the
+official data are kept and counted.
+
 One module per family of datasets, each with readers that take ``data_dir`` and ``split``, parsers that
 take any file path in the official format, and ``describe(data_dir)`` for the book's table
 (:mod:`proofbook.data.catalog` collects them):

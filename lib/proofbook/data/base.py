@@ -251,6 +251,15 @@ def read_json(path: os.PathLike | str) -> Any:
     return value
 
 
+def _past_separator(text: str, position: int, closer: str) -> tuple[int, bool | None]:
+    """After an element of a JSON list or object: the position past ``,`` (more follow: ``True``) or past
+    ``closer`` (the last one: ``False``); for anything else the position where it stands and ``None``."""
+    position = _WHITESPACE.match(text, position).end()
+    if text.startswith(",", position) or text.startswith(closer, position):
+        return _WHITESPACE.match(text, position + 1).end(), text[position] == ","
+    return position, None
+
+
 def iter_json_array(path: os.PathLike | str) -> Iterator[tuple[RecordLine, Any]]:
     """Yield ``(line, element)`` for each element of a file holding one JSON list.
 
@@ -284,15 +293,12 @@ def iter_json_array(path: os.PathLike | str) -> Iterator[tuple[RecordLine, Any]]
         here = RecordLine(line, record, position + 1)
         element, end = _decode(text, path, here, position)
         yield here, element
-        position = skip(end)
-        if text.startswith(",", position):
-            position = skip(position + 1)
-        elif text.startswith("]", position):
-            position = skip(position + 1)
-            break
-        else:
+        position, more = _past_separator(text, end, "]")
+        if more is None:
             raise DataError(path, RecordLine(line_of(position), record, position + 1), None,
                             "malformed JSON (expected ',' or ']' after a record)")
+        if not more:
+            break
     if position < len(text):
         raise DataError(path, line_of(position), None, "malformed JSON (text after the closing ']')")
 
@@ -351,14 +357,11 @@ def iter_json_object(path: os.PathLike | str, what: str = "entries") -> Iterator
             raise malformed(position, "expected ':' after the key")
         value, position = decode(skip(position + 1))
         yield line, key, value
-        position = skip(position)
-        if text.startswith(",", position):
-            position = skip(position + 1)
-        elif text.startswith("}", position):
-            position = skip(position + 1)
-            break
-        else:
+        position, more = _past_separator(text, position, "}")
+        if more is None:
             raise malformed(position, "expected ',' or '}' after an entry")
+        if not more:
+            break
     if position < len(text):
         raise DataError(path, line_of(position), None, "malformed JSON (text after the closing '}')")
 

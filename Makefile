@@ -9,11 +9,12 @@ DATA_DIR ?= data
 # Extra pip options for torch, e.g. TORCH_PIP_OPTS="--index-url <PyTorch CPU index>" on other machines.
 TORCH_PIP_OPTS ?=
 
-.PHONY: install wordnet data notebooks book test test-unit clean help
+.PHONY: install wordnet data notebooks book test test-unit check clean help
 
 help:
 	@echo "make book   - install, fetch the data, run every notebook (papermill), build the HTML book in _build/html"
 	@echo "make test   - install and run the tests"
+	@echo "make check  - are the committed results from a clean commit and what the current code computes?"
 	@echo "make data   - fill $(DATA_DIR)/ from DATA_MIRROR=$(DATA_MIRROR) or the official sources"
 	@echo "make clean  - remove executed notebooks, stamps and the built book"
 
@@ -57,6 +58,10 @@ test: install
 	  echo "$(BIN)/python -m pytest"; \
 	  $(BIN)/python -m pytest; \
 	fi
+
+# Committed results: well formed, from a clean commit, no absolute path, and not stale (proofbook.check).
+check: install
+	$(BIN)/python -m proofbook check
 
 test-unit: install
 	$(BIN)/python -m pytest -m "unit"

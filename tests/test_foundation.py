@@ -119,7 +119,9 @@ def test_results_rows_are_written_as_they_come(tmp_path):
     on_disk = results.load_results(tmp_path / "admiral" / "02_experiments.json")
     assert on_disk["rows"] == [{"dataset": "hover", "split": "dev", "system": "bm25", "metric": "recall@5",
                                 "value": 0.5, "n": 10}]
-    assert on_disk["params"]["data_dir"] == "/x"
+    assert on_disk["params"]["data_dir"] == "."        # paths are relative to the data directory
+    assert set(on_disk["input_digest"]) == {"source", "library", "params", "data"}
+    assert "results.py" in on_disk["input_digest"]["library"] and on_disk["environment"]["python"]
     res.add("hover", "dev", "bm25", "recall@5", 0.75, 10)  # same keys: replaced, not duplicated
     assert len(results.load_results(res.path)["rows"]) == 1 and res.value("hover", "dev", "bm25", "recall@5") == 0.75
     assert res.table().loc[("hover", "dev", "bm25"), "recall@5"] == 0.75

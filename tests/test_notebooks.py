@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from proofbook import runner
+from proofbook import check, provenance, results, runner
 
 pytestmark = pytest.mark.notebook
 
@@ -35,6 +35,19 @@ def test_notebook_smoke(source, smoke_run):
         for row in data["rows"]:
             assert set(row) == {"dataset", "split", "system", "metric", "value", "n"}, row
     assert run["figures"] or "save_figure" not in source.read_text(), "the notebook saves figures but wrote none"
+
+
+@pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)
+def test_notebook_results_prove_where_they_came_from(source, smoke_run, real_data_dir):
+    """``check --structure`` finds nothing wrong with the smoke run's results, and they are not stale."""
+    run = smoke_run(runner.notebook_id(source))
+    dirty = results.git_commit().endswith("-dirty")       # a developer's work tree; CI runs on a clean clone
+    for path, data in run["results"].items():
+        problems = [p for p in check.structure_problems(path) if not (dirty and "dirty work tree" in p)]
+        assert problems == [], path
+        assert provenance.stale_parts(source, data["input_digest"], real_data_dir) == []
+        assert data["input_digest"]["data"], "the run read no data file?"
+        assert all(not name.startswith("/") for name in data["input_digest"]["data"])
 
 
 def test_the_introduction_replays_under_nbval(smoke_run, real_data_dir, tmp_path):

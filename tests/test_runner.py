@@ -2,6 +2,7 @@
 
 Only tiny temporary notebooks are executed here; the book's own notebooks are read, never run.
 """
+import hashlib
 import json
 from pathlib import Path
 
@@ -178,14 +179,15 @@ def test_command_line_values_reach_the_notebook_typed(notebook, tmp_path):
                  "-p", "split", "dev", "-p", "data_dir", str(tmp_path),
                  "-p", "results_dir", str(tmp_path / "res"), "--output", str(out)]) == 0
     data = results.load_results(tmp_path / "res" / "testpaper" / "tiny.json")
-    assert data["params"] == {"seed": 1, "smoke": False, "limit": 3, "split": "dev", "data_dir": str(tmp_path)}
+    assert data["params"] == {"seed": 1, "smoke": False, "limit": 3, "split": "dev", "data_dir": "."}  # relative
+    assert data["input_digest"]["source"] == hashlib.sha256(notebook.read_bytes()).hexdigest()
     assert data["rows"][0]["value"] == 0.5 and data["rows"][0]["n"] == 3   # smoke=False really was False
 
 
 def test_run_all_checks_every_notebook_first_and_stamps_typed_values(tmp_path, monkeypatch):
     first, second = tmp_path / "a.py", tmp_path / "b.py"
     first.write_text(NOTEBOOK)
-    second.write_text(NOTEBOOK.replace("seed = 0\n", "seed = 0\nclaim_index = 0\n"))
+    second.write_text(NOTEBOOK.replace("seed = 0\n", "seed = 0\nclaim_index = 0\n").replace("tiny", "tiny2"))
     monkeypatch.setattr(runner, "STAMPS", tmp_path / "stamps")
     monkeypatch.setattr(runner, "book_notebooks", lambda: [second, first])
     with pytest.raises(ParameterError, match=r"a.py: unknown parameter\(s\) \['claim_index'\]"):
@@ -200,6 +202,10 @@ def test_run_all_checks_every_notebook_first_and_stamps_typed_values(tmp_path, m
     assert stamp["parameters"] == {"smoke": False, "results_dir": str(tmp_path / "res")}
     same = {"smoke": False, "results_dir": tmp_path / "res"}   # the same values, typed: nothing to rerun
     assert [status for _, status, _ in runner.run_all(same)] == ["skipped", "skipped"]
+    assert stamp["results"] == ["testpaper/tiny.json"]
+    first.write_text(NOTEBOOK + "\n# %%\n1\n")                 # a changed source: stale, so it reruns
+    assert [status for _, status, _ in runner.run_all(same)] == ["ran", "skipped"]
+    assert [status for _, status, _ in runner.run_all({"smoke": True, "results_dir": tmp_path / "res"})] == ["ran", "ran"]
 
 
 def test_failed_cell_fails_the_run(tmp_path):
@@ -211,14 +217,16 @@ def test_failed_cell_fails_the_run(tmp_path):
         runner.run_notebook(source, {"results_dir": str(tmp_path)}, output=tmp_path / "o.ipynb", progress=False)
 
 
-def test_input_digest_changes_with_source_and_parameters(tmp_path):
+def test_a_run_is_stale_when_a_library_module_it_imports_changes(tmp_path, monkeypatch):
+    from proofbook import provenance
+
     source = tmp_path / "nb.py"
     source.write_text(NOTEBOOK)
-    first = runner.input_digest(source, {"smoke": True})
-    assert first == runner.input_digest(source, {"smoke": True})
-    assert first != runner.input_digest(source, {"smoke": False})
-    source.write_text(NOTEBOOK + "\n# %%\n1\n")
-    assert first != runner.input_digest(source, {"smoke": True})
+    recorded = provenance.code_digest_of(source)
+    assert "results.py" in recorded["library"] and "retrieval/admiral.py" not in recorded["library"]
+    assert provenance.stale_parts(source, recorded, None) == []
+    changed = {**recorded, "library": {**recorded["library"], "results.py": "0" * 64}}
+    assert provenance.stale_parts(source, changed, None) == ["library: results.py changed"]
 
 
 # ---- the book's notebooks (read, not run) ----------------------------------------------------

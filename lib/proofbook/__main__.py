@@ -3,6 +3,8 @@
 - ``run NOTEBOOK.py [-p NAME VALUE ...] [--output PATH]``: execute one notebook (see :mod:`proofbook.runner`).
 - ``run-all [-p NAME VALUE ...] [--force]``: every notebook of the book, skipping unchanged ones.
 - ``data [--dest data] [--mirror DIR] [--only FOLDER ...]``: fill the data directory (see :mod:`proofbook.data.fetch`).
+- ``check [--structure] [--results-dir DIR] [--data-dir DIR]``: are the results files well formed, from a
+  clean commit, and what the current code computes on the data (see :mod:`proofbook.check`)?
 """
 from __future__ import annotations
 
@@ -34,6 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     data.add_argument("--mirror", default=None, help="a local folder laid out like ../shared/data")
     data.add_argument("--only", nargs="*", help="dataset folders to fetch (default: all)")
 
+    check = commands.add_parser("check", help="check the results files (structure; with data, staleness)")
+    check.add_argument("--structure", action="store_true", help="only the structure and the glue names")
+    check.add_argument("--results-dir", default=None, help="default: results/")
+    check.add_argument("--data-dir", default=None, help="default: $PROOFBOOK_DATA, data/, else ../shared/data")
+
     args = parser.parse_args(argv)
     if args.command == "run":
         from proofbook.runner import run_notebook
@@ -44,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         from proofbook.runner import run_all
 
         run_all(_parameters(args.parameter), force=args.force)
+    elif args.command == "check":
+        from proofbook.check import main as check_main
+
+        return check_main(args.structure, args.results_dir, args.data_dir)
     elif args.command == "data":
         from proofbook.data.fetch import fetch_all
 

@@ -1,7 +1,9 @@
 """Result rows: the one file format every experiment writes and every table, figure and test reads.
 
-The contract (``results.md``): ``{results_dir}/{paper}/{stem}.json`` holds
-``{"notebook", "git_commit", "params", "rows"}``; each row is
+The contract: ``{results_dir}/{paper}/{stem}.json`` holds ``{"notebook", "git_commit", "params",
+"input_digest", "environment", "rows"}`` (the digest and environment say what the numbers depend on
+and where they were measured, see :mod:`proofbook.provenance`; paths are relative to the data
+directory); each row is
 ``{"dataset", "split", "system", "metric", "value", "n"}`` -- one row per number.  Values are plain
 numbers: fractions in [0, 1] for accuracies and recalls, seconds, bytes.  The file is rewritten
 (atomically) after every ``add``, so a run cut short still leaves every finished row.  A paper's own
@@ -18,7 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from proofbook.data.base import PROJECT_ROOT
+from proofbook import provenance
+from proofbook.data.base import PROJECT_ROOT, files_read, resolve_data_dir
 
 ROW_FIELDS = ("dataset", "split", "system", "metric", "value", "n")
 
@@ -76,7 +79,10 @@ class Results:
         if notebook.count("/") != 1:
             raise ValueError(f"notebook must be '<paper>/<stem>', got {notebook!r}")
         self.notebook = notebook
-        self.params = {k: (str(v) if isinstance(v, Path) else v) for k, v in params.items()}
+        self.data_dir = resolve_data_dir(params.get("data_dir"))
+        self.params = provenance.relative_params(params, self.data_dir)
+        self.code = provenance.code_digest(notebook)
+        self._hashes: dict = {}
         results_dir = Path(results_dir)
         if not results_dir.is_absolute():
             results_dir = PROJECT_ROOT / results_dir
@@ -98,8 +104,11 @@ class Results:
             self.add(**row)
 
     def save(self) -> Path:
-        write_json_atomic(self.path, {"notebook": self.notebook, "git_commit": self.commit,
-                                      "params": self.params, "rows": [asdict(r) for r in self.rows]})
+        digest = {**self.code, "params": self.params,
+                  "data": provenance.data_digest(files_read(), self.data_dir, self._hashes)}
+        write_json_atomic(self.path, {"notebook": self.notebook, "git_commit": self.commit, "params": self.params,
+                                      "input_digest": digest, "environment": provenance.environment(),
+                                      "rows": [asdict(r) for r in self.rows]})
         return self.path
 
     def value(self, dataset: str, split: str, system: str, metric: str) -> float:

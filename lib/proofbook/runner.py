@@ -5,9 +5,10 @@ percent-format source with jupytext, injects the parameters into the cell tagged
 executes it with papermill and keeps the executed copy next to the source
 (``notebooks/<paper>/<NN_name>.ipynb``, git-ignored), where Jupyter Book renders it.
 
-``python -m proofbook run-all`` runs every notebook in the table of contents, skipping one whose
-source, library code and parameters are unchanged since its last successful run (a stamp in
-``_build/stamps/``).  A failed cell stops the run with a non-zero exit status.
+``python -m proofbook run-all`` runs every notebook in the table of contents, skipping one whose last
+successful run (a stamp in ``_build/stamps/``) had the same parameters and data files and wrote results
+whose input digest still matches the notebook's source, the library modules it imports and the data
+it read (:mod:`proofbook.provenance`).  A failed cell stops the run with a non-zero exit status.
 
 **Parameters are typed by the notebook's parameters cell**, and checked before any cell runs.  Each
 parameter's type is that of its default (``seed = 0`` is an int, ``smoke = False`` a bool), or its
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import json
 import math
 import numbers
@@ -48,7 +48,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from proofbook.data.base import PROJECT_ROOT
+from proofbook import provenance
+from proofbook.data.base import PROJECT_ROOT, resolve_data_dir
 
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
 STAMPS = PROJECT_ROOT / "_build" / "stamps"
@@ -323,7 +324,7 @@ def run_notebook(source: str | os.PathLike, parameters: dict | None = None, outp
     converted = output.with_name(f".{output.stem}.input.ipynb")
     nbformat.write(notebook, converted)
     env_before = os.environ.get("PROOFBOOK_NOTEBOOK")
-    os.environ["PROOFBOOK_NOTEBOOK"] = notebook_id(source)
+    os.environ["PROOFBOOK_NOTEBOOK"] = str(source)     # the kernel's results digest hashes this source
     try:
         papermill.execute_notebook(str(converted), str(output), parameters=typed, cwd=str(PROJECT_ROOT),
                                    kernel_name="python3", progress_bar=progress, log_output=log_output,
@@ -335,25 +336,6 @@ def run_notebook(source: str | os.PathLike, parameters: dict | None = None, outp
         else:
             os.environ["PROOFBOOK_NOTEBOOK"] = env_before
     return output
-
-
-def _library_digest() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(LIBRARY.rglob("*")):
-        if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(LIBRARY).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def input_digest(source: Path, parameters: dict) -> str:
-    """Hash of what a notebook's result depends on: its source, the library code and its parameters."""
-    digest = hashlib.sha256()
-    digest.update(Path(source).read_bytes())
-    digest.update(_library_digest().encode())
-    digest.update(json.dumps(parameters, sort_keys=True, default=str).encode())
-    digest.update(os.environ.get("PROOFBOOK_DATA", "").encode())
-    return digest.hexdigest()
 
 
 def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:
@@ -378,28 +360,80 @@ def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:
     return [PROJECT_ROOT / f"{entry}.py" for entry in entries if (PROJECT_ROOT / f"{entry}.py").is_file()]
 
 
-def run_all(parameters: dict | None = None, force: bool = False) -> list[tuple[Path, str, float]]:
-    """Run every notebook of the book, skipping unchanged ones; returns (notebook, status, seconds).
+def _data_listing(parameters: dict) -> list[str]:
+    """The files of the run's data directory (a new file, such as a held-back split, means a rerun)."""
+    root = resolve_data_dir(parameters.get("data_dir"))
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
 
-    The parameters are checked against every notebook before the first one runs.
+
+def up_to_date(source: Path, parameters: dict) -> bool:
+    """Whether the last run of ``source`` (its stamp) used these parameters and the same data files, and
+    every results file it wrote still matches what the current code and data give
+    (:func:`proofbook.provenance.stale_parts`)."""
+    stamp = STAMPS / f"{notebook_id(source)}.json"
+    if not (stamp.is_file() and executed_path(source).is_file()):
+        return False
+    recorded = json.loads(stamp.read_text(encoding="utf-8"))
+    if recorded.get("parameters") != parameters or recorded.get("data_files") != _data_listing(parameters) \
+            or not recorded.get("results"):
+        return False
+    data_dir = resolve_data_dir(parameters.get("data_dir"))
+    for name in recorded["results"]:
+        path = _results_dir(parameters) / name
+        try:
+            digest = json.loads(path.read_text(encoding="utf-8"))["input_digest"]
+        except (OSError, ValueError, KeyError):
+            return False
+        if provenance.stale_parts(source, digest, data_dir):
+            return False
+    return True
+
+
+def _results_written(source: Path, folder: Path, since: float) -> list[str]:
+    """The results files (relative to ``folder``) that the run of ``source`` started at ``since`` wrote:
+    rewritten since then, with the digest of this very source."""
+    source_hash = provenance.sha256_file(source)
+    written = []
+    for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+        try:
+            if path.stat().st_mtime >= since - 1 and \
+                    json.loads(path.read_text(encoding="utf-8"))["input_digest"]["source"] == source_hash:
+                written.append(path.relative_to(folder).as_posix())
+        except (OSError, ValueError, KeyError, TypeError):
+            continue      # not a results file of this run
+    return written
+
+
+def _results_dir(parameters: dict) -> Path:
+    folder = Path(parameters.get("results_dir") or STANDARD_PARAMETERS["results_dir"])
+    return folder if folder.is_absolute() else PROJECT_ROOT / folder
+
+
+def run_all(parameters: dict | None = None, force: bool = False) -> list[tuple[Path, str, float]]:
+    """Run every notebook of the book, skipping up-to-date ones; returns (notebook, status, seconds).
+
+    A notebook is skipped when its last run used the same parameters and data files and the results it
+    wrote are not stale (:func:`up_to_date`).  The parameters are checked against every notebook
+    before the first one runs.
     """
     sources = book_notebooks()
     typed = {source: check_parameters(source, parameters) for source in sources}
     report = []
     for source in sources:
-        stamp = STAMPS / f"{notebook_id(source)}.json"
-        digest = input_digest(source, typed[source])
-        if not force and stamp.is_file() and executed_path(source).is_file() and \
-                json.loads(stamp.read_text()).get("digest") == digest:
+        if not force and up_to_date(source, typed[source]):
             print(f"[proofbook] {notebook_id(source)}: unchanged, skipped", file=sys.stderr)
             report.append((source, "skipped", 0.0))
             continue
         print(f"[proofbook] {notebook_id(source)}: running", file=sys.stderr)
-        start = time.perf_counter()
+        started, start = time.time(), time.perf_counter()
         run_notebook(source, typed[source])
         seconds = time.perf_counter() - start
+        written = _results_written(source, _results_dir(typed[source]), started)
+        stamp = STAMPS / f"{notebook_id(source)}.json"
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(json.dumps({"digest": digest, "seconds": round(seconds, 1), "parameters": typed[source]}))
+        stamp.write_text(json.dumps({"parameters": typed[source], "data_files": _data_listing(typed[source]),
+                                     "results": written, "seconds": round(seconds, 1),
+                                     "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}, default=str))
         print(f"[proofbook] {notebook_id(source)}: done in {seconds:.0f} s", file=sys.stderr)
         report.append((source, "ran", seconds))
     return report

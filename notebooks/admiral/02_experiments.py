@@ -12,7 +12,7 @@
 # | `admiral` | 2 iterations: iteration 1, then one autoregressive hop conditioned on the claim and the selected sentences |
 # | `admiral-top1` | only the best beam of the hop (paper Table 3, "Top-1") |
 # | `admiral-notjoint` | a hop model trained and decoded without sentence pointers (paper Table 3, "Not-joint") |
-| `admiral-fulltrie` | `admiral` decoding over the prefix tree of *all* corpus titles, as the paper does (see below) |
+# | `admiral-fulltrie` | `admiral` decoding over the prefix tree of *all* corpus titles, as the paper does (see below) |
 # | `dense-mdr` | an MDR-style dense two-hop baseline with pretrained MiniLM sentence embeddings (no training) |
 #
 # **What differs from the paper** (stated again next to each number):

@@ -132,6 +132,19 @@ _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
+_FILES_READ: set[Path] = set()
+
+
+def record_read(path: os.PathLike | str) -> None:
+    """Note that this process read ``path`` (every reader does, through :func:`iter_lines`)."""
+    _FILES_READ.add(Path(path).resolve())
+
+
+def files_read() -> set[Path]:
+    """Every file this process has read as data so far (the results' digest hashes their contents)."""
+    return set(_FILES_READ)
+
+
 def iter_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for each line, decoding UTF-8 strictly, line by line.
 
@@ -139,6 +152,7 @@ def iter_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
     and it would otherwise end up inside the first id or header name).
     """
     path = Path(path)
+    record_read(path)
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(_BOM):

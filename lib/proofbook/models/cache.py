@@ -51,7 +51,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 
-from proofbook.data.base import PROJECT_ROOT
+from proofbook.data.base import PROJECT_ROOT, record_read
 from proofbook.models.loading import load_model, load_tokenizer, quiet_transformers
 
 logger = logging.getLogger(__name__)
@@ -129,8 +129,11 @@ def file_fingerprint(paths: os.PathLike | str | Iterable[os.PathLike | str]) -> 
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file())
             parts += [(p.relative_to(path).as_posix(), _hash_file(p)) for p in files]
+            for file in files:
+                record_read(file)
         elif path.is_file():
             parts.append((path.name, _hash_file(path)))
+            record_read(path)
         else:
             raise FileNotFoundError(f"file_fingerprint: {path}: no such file or folder")
     return fingerprint(parts)

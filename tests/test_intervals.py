@@ -1,0 +1,50 @@
+"""Bootstrap intervals (proofbook.intervals): deterministic, sensible widths, paired differences, row names."""
+import numpy as np
+import pytest
+
+from proofbook import intervals
+
+pytestmark = pytest.mark.unit
+
+
+def test_the_interval_is_the_same_for_a_seed_and_sensible():
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 2, size=200)
+    first = intervals.mean_interval(values, seed=3)
+    assert first == intervals.mean_interval(values, seed=3) != intervals.mean_interval(values, seed=4)
+    low, high = first
+    assert low < values.mean() < high
+    assert 0.10 < high - low < 0.18          # about 2 x 1.96 x sqrt(.25 / 200) = .139
+    assert intervals.mean_interval([1, 1, 1]) == (1.0, 1.0)
+
+
+def test_a_statistic_interval_uses_the_same_resamples():
+    values = np.arange(50) % 3 == 0
+    assert intervals.interval(lambda idx: values[idx].mean(), len(values), seed=1) == \
+        pytest.approx(intervals.mean_interval(values, seed=1))
+
+
+def test_a_paired_difference_is_tighter_than_the_two_intervals():
+    rng = np.random.default_rng(0)
+    b = rng.integers(0, 2, size=120)
+    a = b.copy()
+    a[:6] = 1                                  # system A fixes a few of B's misses, on the same examples
+    value, low, high = intervals.paired_difference(a, b)
+    assert value == pytest.approx(a.mean() - b.mean()) and 0 <= low <= value <= high
+    a_low, a_high = intervals.mean_interval(a)
+    assert high - low < (a_high - a_low) / 2
+    assert intervals.paired_difference(b, b) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="same examples"):
+        intervals.paired_difference(a, b[:-1])
+
+
+def test_rows_follow_the_naming_rule():
+    base = {"dataset": "hover", "split": "dev", "system": "admiral"}
+    rows = intervals.mean_rows(base, "recall@5", [1, 0, 1, 1])
+    assert [r["metric"] for r in rows] == ["recall@5", "recall@5:ci95_low", "recall@5:ci95_high"]
+    assert rows[0]["value"] == 0.75 and all(r["n"] == 4 for r in rows)
+    diff = intervals.difference_rows(base, "admiral", "initial", "recall@5", [1, 1, 0], [1, 0, 0])
+    assert {r["system"] for r in diff} == {"admiral-vs-initial"} and diff[0]["value"] == pytest.approx(1 / 3)
+    assert intervals.is_interval("recall@5:ci95_high") and not intervals.is_interval("recall@5")
+    with pytest.raises(ValueError):
+        intervals.resamples(0)

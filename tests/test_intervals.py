@@ -48,3 +48,14 @@ def test_rows_follow_the_naming_rule():
     assert intervals.is_interval("recall@5:ci95_high") and not intervals.is_interval("recall@5")
     with pytest.raises(ValueError):
         intervals.resamples(0)
+
+
+def test_an_interval_table_shows_value_and_interval_per_cell():
+    rows = [{"dataset": "hover", "system": "bm25", "metric": "recall@5", "value": 0.5},
+            {"dataset": "hover", "system": "bm25", "metric": "recall@5:ci95_low", "value": 0.25},
+            {"dataset": "hover", "system": "bm25", "metric": "recall@5:ci95_high", "value": 0.75},
+            {"dataset": "hover", "system": "bm25", "metric": "em", "value": 0.1}]
+    table = intervals.interval_table(rows, ["recall@5", "em"])
+    assert table.loc[("hover", "bm25"), "recall@5"] == "0.500 [0.250, 0.750]"
+    assert table.loc[("hover", "bm25"), "em"] == "0.100"
+    assert intervals.interval_table(rows, ["recall@5"], index=("system",)).loc["bm25", "recall@5"] == "0.500 [0.250, 0.750]"

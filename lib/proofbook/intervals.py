@@ -80,3 +80,25 @@ def difference_rows(base: dict, a: str, b: str, metric: str, a_values: Sequence[
 def is_interval(metric: str) -> bool:
     """Whether a metric name is an interval bound (``...:ci95_low`` / ``...:ci95_high``)."""
     return metric.endswith(LOW) or metric.endswith(HIGH)
+
+
+def interval_table(rows: Sequence[dict], metrics: Sequence[str], index: Sequence[str] = ("dataset", "system"),
+                   digits: int = 3):
+    """A table of ``value [low, high]`` strings (index x metric) from result rows with interval rows;
+    a value without interval rows is shown alone."""
+    import pandas as pd
+
+    found = {(tuple(r[i] for i in index), r["metric"]): r["value"] for r in rows}
+    keys = list(dict.fromkeys(tuple(r[i] for i in index) for r in rows if r["metric"] in metrics))
+    cells = {}
+    for metric in metrics:
+        column = {}
+        for key in keys:
+            if (key, metric) not in found:
+                continue
+            value, low, high = (found.get((key, metric + suffix)) for suffix in ("", LOW, HIGH))
+            column[key if len(index) > 1 else key[0]] = f"{value:.{digits}f}" + (f" [{low:.{digits}f}, {high:.{digits}f}]" if low is not None else "")
+        cells[metric] = column
+    frame = pd.DataFrame(cells, index=pd.MultiIndex.from_tuples(keys, names=list(index)) if len(index) > 1
+                         else pd.Index([k[0] for k in keys], name=index[0]))
+    return frame.fillna("")

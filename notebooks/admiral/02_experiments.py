@@ -57,10 +57,11 @@ from myst_nb import glue
 
 from proofbook.data.base import resolve_data_dir
 from proofbook.models import set_seed
+from proofbook import intervals
 from proofbook.results import Results
 from proofbook.retrieval import experiments
 from proofbook.retrieval.tasks import load_task, smoke_task
-from proofbook.viz import save_figure, use_style
+from proofbook.viz import bars_with_intervals, save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -108,19 +109,22 @@ runs = {}
 for name, task in tasks.items():
     claims = task.evaluation[:n_claims]
     runs[name] = run = experiments.cached_run(task, components, claims, settings, config, progress=not smoke)
-    for row in experiments.metric_rows(run):
+    for row in experiments.metric_rows(run, seed=seed):
         results.add(**row)
     for system, seconds in run.seconds.items():
         results.add(name, "dev", system, "seconds_per_claim", seconds, len(claims))
 
+rows = [vars(row) for row in results.rows]
+system_rows = [row for row in rows if "-vs-" not in row["system"]]
 table = results.table().reset_index()
+table = table[~table.system.str.contains("-vs-")]
 metrics = ["recall@2", "recall@5", "recall@10", "f1@5", "em"]
-main = table[["dataset", "system", *metrics]].set_index(["dataset", "system"])
-main.style.format("{:.3f}")
+intervals.interval_table(system_rows, metrics)
 
 # %% [markdown]
-# *Table: document retrieval on the evaluation claims (fractions; `n` claims per dataset in the results file),
-# closed pooled corpora, models trained here.*
+# *Table: document retrieval on the evaluation claims (fractions, with 95% bootstrap intervals over the
+# claims in brackets; `n` claims per dataset in the results file), closed pooled corpora, models trained
+# here.*
 #
 # ### HoVer by number of hops
 #
@@ -128,15 +132,15 @@ main.style.format("{:.3f}")
 # iteration can help.
 
 # %%
-hop_cols = [c for c in table.columns if str(c).startswith("recall@5/")]
+hop_cols = [c for c in table.columns if str(c).startswith("recall@5/") and not intervals.is_interval(str(c))]
 by_hops = table[table.dataset == "hover"].set_index("system")[hop_cols]
-by_hops.style.format("{:.3f}")
+intervals.interval_table([r for r in system_rows if r["dataset"] == "hover"], hop_cols, index=("system",))
 
 # %%
-plot = table[["dataset", "system", "recall@5"]]
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [1.4, 1]})
-sns.barplot(data=plot, x="recall@5", y="dataset", hue="system", ax=left, orient="h")
+bars_with_intervals(left, table, group="dataset", hue="system", value="recall@5")
 left.set_xlim(0, 1)
+left.set_xlabel("recall@5")
 left.set_title("Recall@5 by dataset")
 left.set_ylabel("")
 left.legend(loc="upper center", bbox_to_anchor=(0.8, -0.18), ncol=4, fontsize=8)
@@ -149,8 +153,8 @@ save_figure(fig, figures_dir, "admiral", "recall_by_system")
 plt.show()
 
 # %% [markdown]
-# *Figure: recall@5 per system on each dataset (left) and on HoVer by number of hops (right); same claims,
-# pooled corpora, models trained here.*
+# *Figure: recall@5 per system on each dataset, with 95% bootstrap intervals (left), and on HoVer by number
+# of hops (right); same claims, pooled corpora, models trained here.*
 #
 # ## Paper vs this run
 #
@@ -158,19 +162,22 @@ plt.show()
 # report the same difference on our pooled corpora, at recall@5 and recall@10.
 
 # %%
-def gain(dataset, k):
-    return results.value(dataset, "dev", "admiral", f"recall@{k}") - results.value(dataset, "dev", "initial", f"recall@{k}")
+def gain(dataset, k, bound=""):
+    return results.value(dataset, "dev", "admiral-vs-initial", f"recall@{k}{bound}")
 
 
 paper = {"hover": 0.091, "feverous_s": 0.169, "feverous_s+distractors": 0.169}
 comparison = pd.DataFrame({
     "paper: gain (full Wikipedia)": paper,
     "this run: gain at recall@5": {d: gain(d, 5) for d in tasks},
+    "95% interval: low": {d: gain(d, 5, intervals.LOW) for d in tasks},
+    "95% interval: high": {d: gain(d, 5, intervals.HIGH) for d in tasks},
     "this run: gain at recall@10": {d: gain(d, 10) for d in tasks},
     "this run: initial recall@5": {d: results.value(d, "dev", "initial", "recall@5") for d in tasks},
 })
 for d in tasks:
-    glue(f"gain5_{d}", f"{gain(d, 5):+.3f}", display=False)
+    glue(f"gain5_{d}", f"{gain(d, 5):+.3f} (95% interval {gain(d, 5, intervals.LOW):+.3f} to "
+                       f"{gain(d, 5, intervals.HIGH):+.3f})", display=False)
     glue(f"initial5_{d}", f"{results.value(d, 'dev', 'initial', 'recall@5'):.3f}", display=False)
     glue(f"admiral5_{d}", f"{results.value(d, 'dev', 'admiral', 'recall@5'):.3f}", display=False)
     glue(f"bm25_5_{d}", f"{results.value(d, 'dev', 'bm25', 'recall@5'):.3f}", display=False)

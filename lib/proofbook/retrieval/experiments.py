@@ -233,15 +233,35 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
     return TaskRun(task.dataset, list(claims), rankings, traces, notjoint_traces, fulltrie_traces, seconds)
 
 
-def metric_rows(run: TaskRun, split: str = "dev") -> list[dict]:
-    """Result rows (``results.md`` names) of every system on one task run."""
-    from proofbook.retrieval.metrics import retrieval_metrics
+#: the paired comparisons ``A-vs-B`` of the book (each where both systems ran): the paper's claim C1
+#: (the hop against the initial retrieval and BM25), its ablations (Top-1, Not-joint), the paper's own
+#: full-tree setting, and the dense baseline
+COMPARISONS = (("admiral", "initial"), ("admiral", "bm25"), ("admiral", "admiral-top1"),
+               ("admiral", "admiral-notjoint"), ("admiral-fulltrie", "initial"), ("admiral", "dense-mdr"))
 
+
+def _compared(metric: str) -> bool:
+    return metric in ("recall@5", "recall@10") or metric.startswith("recall@5/")
+
+
+def metric_rows(run: TaskRun, split: str = "dev", seed: int = 0) -> list[dict]:
+    """Result rows of every system on one task run, each value with its 95% bootstrap interval, and
+    the paired differences of :data:`COMPARISONS` at recall@5, recall@10 and (HoVer) recall@5 by hops."""
+    from proofbook import intervals
+    from proofbook.retrieval.metrics import per_claim_metrics
+
+    per_system = {system: per_claim_metrics(run.rankings[system], run.claims, by_hops=run.dataset == "hover")
+                  for system in SYSTEMS if system in run.rankings}
     rows = []
-    for system in (s for s in SYSTEMS if s in run.rankings):
-        by_hops = run.dataset == "hover"
-        for row in retrieval_metrics(run.rankings[system], run.claims, by_hops=by_hops):
-            rows.append({"dataset": run.dataset, "split": split, "system": system, **row})
+    for system, values in per_system.items():
+        base = {"dataset": run.dataset, "split": split, "system": system}
+        for metric, per_claim in values.items():
+            rows += intervals.mean_rows(base, metric, per_claim, seed)
+    for a, b in COMPARISONS:
+        if a in per_system and b in per_system:
+            base = {"dataset": run.dataset, "split": split}
+            for metric in filter(_compared, per_system[a]):
+                rows += intervals.difference_rows(base, a, b, metric, per_system[a][metric], per_system[b][metric], seed)
     return rows
 
 

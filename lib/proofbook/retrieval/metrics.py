@@ -70,6 +70,30 @@ def _row(metric: str, values: list[float]) -> dict:
     return {"metric": metric, "value": sum(values) / len(values), "n": len(values)}
 
 
+def per_claim_metrics(rankings: Mapping[str, Sequence[str]], claims: Sequence[RetrievalClaim],
+                      ks: Sequence[int] = (2, 5, 10), by_hops: bool = True, f1_k: int = 5,
+                      hop_k: int = 5) -> dict[str, list[float]]:
+    """``metric -> [value of each claim]`` (1/0 for recall and EM), the metrics of :func:`retrieval_metrics`
+    in its order; ``recall@5/<h>hop`` lists only the claims with ``h`` hops, in the order of ``claims``.
+    The per-claim values are what a (paired) bootstrap resamples."""
+    if not claims:
+        raise ValueError("no claims to evaluate")
+    missing = [c.id for c in claims if c.id not in rankings]
+    if missing:
+        raise ValueError(f"no ranking for {len(missing)} claim(s), e.g. {missing[:5]}")
+    no_gold = [c.id for c in claims if not c.gold_titles]
+    if no_gold:
+        raise ValueError(f"{len(no_gold)} claim(s) have no gold titles, e.g. {no_gold[:5]}")
+    values = {f"recall@{k}": [float(recall_at_k(rankings[c.id], c.gold_titles, k)) for c in claims] for k in ks}
+    values[f"f1@{f1_k}"] = [f1_at_k(rankings[c.id], c.gold_titles, f1_k) for c in claims]
+    values["em"] = [float(exact_match(rankings[c.id], c.gold_titles)) for c in claims]
+    if by_hops:
+        for hops in sorted({c.num_hops for c in claims}):
+            values[f"recall@{hop_k}/{hops}hop"] = [float(recall_at_k(rankings[c.id], c.gold_titles, hop_k))
+                                                   for c in claims if c.num_hops == hops]
+    return values
+
+
 def retrieval_metrics(rankings: Mapping[str, Sequence[str]], claims: Sequence[RetrievalClaim],
                       ks: Sequence[int] = (2, 5, 10), by_hops: bool = True, f1_k: int = 5,
                       hop_k: int = 5) -> list[dict]:
@@ -81,20 +105,5 @@ def retrieval_metrics(rankings: Mapping[str, Sequence[str]], claims: Sequence[Re
     ignored; a claim without a ranking, or without gold titles, raises ValueError (pass an empty list
     for a claim the system returned nothing for).
     """
-    if not claims:
-        raise ValueError("no claims to evaluate")
-    missing = [c.id for c in claims if c.id not in rankings]
-    if missing:
-        raise ValueError(f"no ranking for {len(missing)} claim(s), e.g. {missing[:5]}")
-    no_gold = [c.id for c in claims if not c.gold_titles]
-    if no_gold:
-        raise ValueError(f"{len(no_gold)} claim(s) have no gold titles, e.g. {no_gold[:5]}")
-    rows = [_row(f"recall@{k}", [recall_at_k(rankings[c.id], c.gold_titles, k) for c in claims]) for k in ks]
-    rows.append(_row(f"f1@{f1_k}", [f1_at_k(rankings[c.id], c.gold_titles, f1_k) for c in claims]))
-    rows.append(_row("em", [exact_match(rankings[c.id], c.gold_titles) for c in claims]))
-    if by_hops:
-        for hops in sorted({c.num_hops for c in claims}):
-            group = [c for c in claims if c.num_hops == hops]
-            rows.append(_row(f"recall@{hop_k}/{hops}hop",
-                             [recall_at_k(rankings[c.id], c.gold_titles, hop_k) for c in group]))
-    return rows
+    per_claim = per_claim_metrics(rankings, claims, ks, by_hops, f1_k, hop_k)
+    return [_row(metric, values) for metric, values in per_claim.items()]

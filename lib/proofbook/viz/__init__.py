@@ -54,3 +54,30 @@ def save_figure(fig, figures_dir: str | os.PathLike, paper: str, name: str, form
         fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
         paths.append(path)
     return paths[0]
+
+
+def bars_with_intervals(ax, frame, group: str, hue: str, value: str, horizontal: bool = True,
+                        legend: bool = True) -> None:
+    """Grouped bars of ``value`` (one group per ``group``, one bar per ``hue``) with 95% interval whiskers
+    from the ``value:ci95_low`` / ``value:ci95_high`` columns of ``frame`` (see :mod:`proofbook.intervals`)."""
+    import numpy as np
+    import seaborn as sns
+
+    from proofbook.intervals import HIGH, LOW
+
+    groups, hues = list(dict.fromkeys(frame[group])), list(dict.fromkeys(frame[hue]))
+    width = 0.8 / len(hues)
+    colours = sns.color_palette(PALETTE, len(hues))
+    for h, (name, colour) in enumerate(zip(hues, colours)):
+        part = frame[frame[hue] == name].set_index(group).reindex(groups)
+        positions = np.arange(len(groups)) - 0.4 + width * (h + 0.5)
+        whiskers = [(part[value] - part[value + LOW]).to_numpy(), (part[value + HIGH] - part[value]).to_numpy()]
+        draw = ax.barh if horizontal else ax.bar
+        draw(positions, part[value].to_numpy(), width, label=name, color=colour,
+             **{"xerr" if horizontal else "yerr": whiskers}, error_kw={"elinewidth": 0.8, "capsize": 1.5})
+    ticks = ax.set_yticks if horizontal else ax.set_xticks
+    ticks(np.arange(len(groups)), groups)
+    if horizontal:
+        ax.invert_yaxis()
+    if legend:
+        ax.legend()

@@ -1,6 +1,6 @@
 """The corpus: titled documents split into sentences with stable ids.
 
-One structure serves every paper (``../shared/docs/architecture.md``): AdMIRaL retrieves over the
+One structure serves every paper: AdMIRaL retrieves over the
 pages pooled from HoVer, FEVEROUS-S and Fool Me Twice (Aly & Vlachos 2022, §3-4), Entailer can
 retrieve WorldTree facts, and the claims-in-the-wild pipeline searches local pages.  A sentence id is
 ``(title, index)`` -- the same pointer AdMIRaL's encoder input refers to as ``[ Title ] sentence``.

@@ -163,7 +163,7 @@ plt.show()
 # the one to compare.
 #
 # **Latency.** AdMIRaL, decoding over the full title tree, takes
-# {glue:text}`admiral_latency_x1` s per claim on `hover-x1` (the paper: 2.87 s on a GPU; the issue's goal on 2
+# {glue:text}`admiral_latency_x1` s per claim on `hover-x1` (the paper: 2.87 s on a GPU; the book's goal on 2
 # CPU cores: at most 1.5 s), and changes by a factor of {glue:text}`latency_growth` at x{glue:text}`last_factor`
 # (the paper: 2.87 s to 2.88 s at twice the knowledge base).  BM25's per-query time is small (benchmark
 # below) and the reranker always reads the sentences of 10 pages, so any growth lies in decoding over the larger

@@ -17,7 +17,7 @@
 # | `fixed-2` | after iteration 2 |
 # | `oracle` | as soon as the selected sentences hold a full gold evidence set |
 #
-# **Metrics** (`results.md`): `suff_acc` and `suff_f1` compare each decision the system made (iterations 1 and 2,
+# **Metrics**: `suff_acc` and `suff_f1` compare each decision the system made (iterations 1 and 2,
 # as far as it got) with the truth "the 5 selected sentences contain a full gold evidence set" (HoVer: every gold
 # sentence; FEVEROUS-S, whose pages hold only gold sentences: every gold page); `recall@5` is the document recall
 # of the list the system ends with; `avg_hops` the mean number of iterations run.
@@ -281,7 +281,7 @@ agreement
 # %% [markdown]
 # ## Speed of one decision
 #
-# The goal is at most one second per claim for proof generation plus decision on two CPU cores.
+# The book's goal is at most one second per claim for proof generation plus decision on two CPU cores.
 
 # %%
 speed = {name: runs[name]["suff-natlog"].seconds_per_decision for name in runs}

@@ -1,1 +1,1 @@
-"""proofbook.classifier (filled by the paper issues)."""
+"""The six-way PolitiFact veracity classifier of claims in the wild, and its metrics."""

@@ -1,6 +1,6 @@
 """Veracity metrics of claims in the wild: accuracy, macro-F1, MAE on label indices, soft accuracy.
 
-Chen et al. (2023), §4 (``papers.md`` §2, "Metrics"): labels are the indices of
+Chen et al. (2023), §4: labels are the indices of
 ``pants-fire, false, barely-true, half-true, mostly-true, true`` (0-5), so a prediction one step off
 counts less than one five steps off.  ``mae`` is the mean absolute difference of indices;
 ``soft_accuracy`` the share with ``|predicted - gold| <= 1``.  ``accuracy`` and ``macro_f1`` are

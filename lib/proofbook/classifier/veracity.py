@@ -1,6 +1,6 @@
 """The six-way veracity classifier of claims in the wild.
 
-Chen et al. (2023), §3.5 (``papers.md`` §2, "Veracity"): DeBERTa-large reads
+Chen et al. (2023), §3.5: DeBERTa-large reads
 ``"{person} {venue} {claim} [SEP] {summaries}"`` (max 512 tokens) and predicts one of six labels, in the
 index order ``pants-fire, false, barely-true, half-true, mostly-true, true``
 (:data:`proofbook.data.politifact.LABELS`); lr 3e-5, batch 8 x 2, up to 25 epochs; the checkpoint with

@@ -500,7 +500,7 @@ class RecordMap(dict):
 
 
 def in_evaluation_part(key: str | int) -> bool:
-    """The project's fixed train/evaluation rule (``results.md``): ``int(sha1(key), 16) % 5 >= 3``.
+    """The project's fixed train/evaluation rule: ``int(sha1(key), 16) % 5 >= 3``.
 
     HoVer uses the claim ``uid``, FEVEROUS-S ``str(id)``: 40% of the claims are evaluated, the other
     60% train the models, so a held-back copy of the same file splits the same way.

@@ -3,10 +3,10 @@
 EntailmentBank (Dalvi et al. 2021) explains the answer to a grade-school science question with an
 *entailment tree*: facts (``sent1``, ``sent2``, ...) combine in steps into intermediate conclusions
 (``int1``, ...) and finally into the *hypothesis* (question + answer as a statement).  Entailer
-(Tafjord et al. 2022; ``papers.md`` §3) is trained on the tree's one-step entailments -- each step
+(Tafjord et al. 2022) is trained on the tree's one-step entailments -- each step
 "premises -> conclusion" is a positive example for generating premises (H -> P) and for scoring an
 inference (PH -> Se): 4,175 of them from the 1,313 train questions.  The book evaluates premise
-generation on the task 1 trees (``results.md``: dataset ``entailmentbank``), whose context holds
+generation on the task 1 trees (dataset ``entailmentbank``), whose context holds
 exactly the gold premises.
 
 Official formats read here (folder ``entailmentbank``, repository paths with ``/`` -> ``__``):

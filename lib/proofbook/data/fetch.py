@@ -3,9 +3,10 @@
 The official sources of every file (repository, commit, path, git blob id, size) are listed in
 ``sources.json`` beside this module, taken from each dataset's ``SOURCE.md``.  Two ways in:
 
-- ``mirror``: a local folder laid out like ``../shared/data`` (``DATA_MIRROR``); each dataset folder is
-  copied as it is, and each file is checked against its official blob id -- a copy that is a documented
-  subset of the official file (held-back splits) is reported as such, not rejected.
+- ``mirror``: a local folder laid out like the data directory (``DATA_MIRROR``; ``make data`` uses a
+  ``shared/data`` folder beside the project, a local mirror of the datasets, when there is one); each
+  dataset folder is copied as it is, and each file is checked against its official blob id -- a copy that
+  is a documented subset of the official file (held-back splits) is reported as such, not rejected.
 - download: each listed file is fetched from the raw-file address of its repository at the pinned
   commit and verified against its git blob id (``sha1("blob <size>\\0" + content)``); a mismatch is an
   error and nothing is written.

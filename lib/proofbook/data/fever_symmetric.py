@@ -3,7 +3,7 @@
 Schuster et al. (2019) took FEVER claim/evidence pairs and wrote, for each, a claim with the opposite
 label and an evidence sentence with the opposite label, so that claim-only cues cannot help.  This project
 evaluates the natural-logic verdicts of AdMIRaL's proof system on it (Aly & Vlachos 2022, §3.2 natural-logic
-proofs and the verdict automaton; ``results.md``: dataset ``fever_symmetric``, metric ``verdict_acc``).  The
+proofs and the verdict automaton; dataset ``fever_symmetric``, metric ``verdict_acc``).  The
 claims come from FEVER, so the natural-logic models must not be trained on them:
 :func:`fever_symmetric_claim_ids` gives the FEVER claim ids to drop.
 

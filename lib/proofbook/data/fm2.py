@@ -3,7 +3,7 @@
 FM2 (Eisenschlos et al. 2021) has SUPPORTS/REFUTES claims with gold evidence sentences from a single page.
 It has no multi-hop claims and is not in the AdMIRaL paper: this project uses its pages as a further
 closed corpus and as distractor pages for the AdMIRaL reproduction (Aly & Vlachos 2022, §5.1 retrieval on
-FEVEROUS-S, §5.2 efficiency on growing corpora; ``results.md``: ``feverous_s+distractors``,
+FEVEROUS-S, §5.2 efficiency on growing corpora; datasets ``feverous_s+distractors``,
 ``hover-x2``/``hover-x4``).
 
 Official format (folder ``fool_me_twice``, ``{split}.jsonl``, one JSON object a line)::

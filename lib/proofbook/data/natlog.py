@@ -3,7 +3,7 @@
 A ProoFVer proof (Krishna, Riedel & Vlachos 2022) explains a verdict as a sequence of triples
 ``{ claim span } [ evidence span ] OP`` that covers the claim in order; each operator is one of
 MacCartney's natural-logic relations and a finite automaton turns the operator sequence into
-SUPPORTS / REFUTES / NOT ENOUGH INFO.  AdMIRaL (Aly & Vlachos 2022, ``papers.md`` §1, paper §3.2) uses
+SUPPORTS / REFUTES / NOT ENOUGH INFO.  AdMIRaL (Aly & Vlachos 2022, §3.2) uses
 such proofs to decide whether retrieved evidence is *sufficient*; the book trains and evaluates its
 proof generator and operator model on the files read here.  The automaton and a fuller ``Proof`` class
 live in :mod:`proofbook.prover.natlog`; this module only parses the data.

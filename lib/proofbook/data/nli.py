@@ -1,10 +1,9 @@
 """Sentence-pair entailment (NLI) sets: SICK, SciTail, MED (+ its 2-hop natural-logic variant), WiCE, FraCaS.
 
-These train and test the book's entailment scorers and natural-logic operator models
-(``architecture.md``: the cross-encoder "NatLog operator model" and "entailment scorer"):
+These train and test the book's cross-encoder entailment scorers and natural-logic operator models:
 
-* Entailer (Tafjord et al. 2022, ``papers.md`` §3) trains its entailment scorer P |- H on
-  EntailmentBank, with SciTail and SICK as extra entailment data (``results.md``: OBQA row).
+* Entailer (Tafjord et al. 2022) trains its entailment scorer P |- H on EntailmentBank; the book adds
+  SciTail and SICK as extra entailment data.
 * AdMIRaL's natural-logic sufficiency check (Aly & Vlachos 2022, paper §3.2) needs operator
   (relation) classification; MED and its relation-annotated 2-hop variant are the closest gold data
   for monotonicity and operator composition, FraCaS (sections 1-80) a tiny sanity set.

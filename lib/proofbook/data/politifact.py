@@ -1,7 +1,7 @@
 """PolitiFact claims: ClaimDecomp, LIAR and LIAR-PLUS, the data of "claims in the wild".
 
 Chen, Kim, Sriram, Durrett & Choi (2023), *Complex claim verification with evidence retrieved in the
-wild* (``papers.md`` §2), decompose a PolitiFact claim into yes/no subquestions, search the web for
+wild*, decompose a PolitiFact claim into yes/no subquestions, search the web for
 each, summarise the documents and judge the claim with a six-way classifier fed
 ``"{person} {venue} {claim} [SEP] {summaries}"``.  The three datasets read here share PolitiFact's
 six-point "Truth-O-Meter", kept in the paper's index order :data:`LABELS` (3-way variant: index // 2).

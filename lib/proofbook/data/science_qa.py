@@ -1,10 +1,10 @@
 """Multiple-choice science questions: OpenBookQA and QASC, the question sets Entailer answers.
 
-Entailer (Tafjord, Dalvi Mishra & Clark 2022; ``papers.md`` §3) turns each answer option of a
+Entailer (Tafjord, Dalvi Mishra & Clark 2022) turns each answer option of a
 multiple-choice question into a declarative hypothesis, proves or disproves every hypothesis and
 answers with the best-scoring option.  The paper evaluates on the OpenBookQA test set (500
-questions); the book also runs on the OBQA dev set and on QASC dev (``results.md``: datasets ``obqa``
-and ``qasc``), and trains on OBQA train.
+questions); the book also runs on the OBQA dev set and on QASC dev (datasets ``obqa`` and
+``qasc``), and trains on OBQA train.
 
 Official formats read here:
 

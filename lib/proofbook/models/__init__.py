@@ -1,6 +1,6 @@
 """Models: loading local checkpoints, one training loop, the artifact cache, the cross-encoder.
 
-Shared by all three papers (``../shared/docs/architecture.md``): AdMIRaL's reranker, operator model
+Shared by all three papers: AdMIRaL's reranker, operator model
 and seq2seq retriever/prover; the veracity classifier of claims in the wild; Entailer's scorers and
 premise generator.  Weights load only from local folders (``"minilm"`` is the packaged
 all-MiniLM-L6-v2).

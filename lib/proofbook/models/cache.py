@@ -118,9 +118,10 @@ def _hash_file(path: Path) -> str:
 def file_fingerprint(paths: os.PathLike | str | Iterable[os.PathLike | str]) -> str:
     """A content hash of data files (a folder counts as all the files under it).
 
-    File names enter the hash but not the folders they sit in, so the same data read from
-    ``data/`` or ``../shared/data`` gives the same fingerprint.  The contents are read on every call,
-    so any edit changes the fingerprint, even one that keeps the size and modification time.
+    File names enter the hash but not the folders they sit in, so the same data read from ``data/`` or
+    from a ``shared/data`` folder beside the project (a local mirror of the datasets) gives the same
+    fingerprint.  The contents are read on every call, so any edit changes the fingerprint, even one that
+    keeps the size and modification time.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]

@@ -1,6 +1,6 @@
 """The LLM endpoint client: one OpenAI-compatible chat client for every prompt in the book.
 
-Claims in the wild (Chen et al. 2023, ``papers.md`` §2) prompts an LLM twice: to decompose a claim into
+Claims in the wild (Chen et al. 2023) prompts an LLM twice: to decompose a claim into
 yes/no questions (text-davinci-003, temperature 0.7) and to write claim-focused summaries of the
 retrieved documents.  Here both go through :class:`ChatClient`, which talks to any OpenAI-compatible
 server (OpenAI, vLLM, llama.cpp server, Ollama) with the ``openai`` package.  It is configured from the

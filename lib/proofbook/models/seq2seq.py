@@ -1,14 +1,12 @@
 """The shared seq2seq model: train on text pairs, generate (greedy, beam, sampling, constrained), score.
 
-Every generator in the book is one of these (``../shared/docs/architecture.md``, "Seq2seq model"):
-the NatLog proof generator (AdMIRaL §3.2), the question generator of claims in the wild (Chen et al.
-2023, §3.1, the fine-tuned decomposition model), Entailer's premise generator H -> P (Tafjord et al.
-2022, §3) and its hypothesis writer.  AdMIRaL's title generator
+Every generator in the book is one of these: the NatLog proof generator (AdMIRaL §3.2), the question
+generator of claims in the wild (Chen et al. 2023, §3.1, the fine-tuned decomposition model), Entailer's
+premise generator H -> P (Tafjord et al. 2022, §3) and its hypothesis writer.  AdMIRaL's title generator
 (:mod:`proofbook.retrieval.autoregressive`) has its own input truncation rule and reuses the pieces
 here (:func:`collate`, :func:`special_frame`, :func:`mean_logprob`).
 
-Four backends, as measured in ``../shared/docs/stack.md`` (no pretrained seq2seq model is
-installable offline):
+Four backends (no pretrained seq2seq model is installable offline):
 
 * :meth:`Seq2Seq.from_scratch` -- a small BART (d_model 256, 3+3 layers) initialised at random with
   MiniLM's WordPiece tokenizer (uncased: generated text comes back lower-cased with spaced

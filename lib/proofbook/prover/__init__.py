@@ -1,1 +1,1 @@
-"""proofbook.prover (filled by the paper issues)."""
+"""Provers: AdMIRaL's natural-logic proofs and sufficiency check, and Entailer's entailment trees (``entailer``)."""

@@ -1,9 +1,9 @@
 """Chunking a claim and aligning its chunks to evidence spans (the first step of a ProoFVer proof).
 
-AdMIRaL trains its prover on ProoFVer-style proofs (Aly & Vlachos 2022, §3.2; ``papers.md`` §1: "Training
-targets in ProoFVer come from chunking the claim and aligning chunks to evidence"); the lexical baseline
-uses the same alignment.  ProoFVer/QA-NatVer chunk with a constituency parser and align with
-awesome-align (a fine-tuned multilingual BERT).  Neither is available offline, so this module states two
+AdMIRaL trains its prover on ProoFVer-style proofs (Aly & Vlachos 2022, §3.2), whose training targets
+come from chunking the claim and aligning the chunks to evidence; the lexical baseline uses the same
+alignment.  ProoFVer/QA-NatVer chunk with a constituency parser and align with awesome-align (a
+fine-tuned multilingual BERT).  Neither is available offline, so this module states two
 departures:
 
 * **Chunking** (:func:`chunk_claim`) is a rule: a new chunk starts at a function word that usually opens

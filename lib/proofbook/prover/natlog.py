@@ -1,6 +1,6 @@
 """Natural-logic proofs: the ProoFVer proof object, the verdict automaton, and its renderings.
 
-AdMIRaL (Aly & Vlachos 2022, §3.2; ``../shared/docs/papers.md`` §1, "Natural-logic proof") decides
+AdMIRaL (Aly & Vlachos 2022, §3.2) decides
 whether retrieved evidence suffices by generating a **proof** in ProoFVer's format (Krishna, Riedel &
 Vlachos 2022): a sequence of triples ``{ claim span } [ evidence span ] OP`` that covers the claim in
 order, each operator one of MacCartney's natural-logic relations (:data:`OPERATORS`).  A deterministic
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 SUPPORTS, REFUTES, NEI = VERDICTS
-#: the automaton: state -> operator -> next state (papers.md §1); NEI absorbs
+#: the automaton: state -> operator -> next state; NEI absorbs
 TRANSITIONS: dict[str, dict[str, str]] = {
     SUPPORTS: {"=": SUPPORTS, "<": SUPPORTS, "!": REFUTES, "|": REFUTES, ">": NEI, "#": NEI},
     REFUTES: {"=": REFUTES, "<": NEI, "!": SUPPORTS, "|": NEI, ">": REFUTES, "#": NEI},

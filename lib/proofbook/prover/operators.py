@@ -1,7 +1,7 @@
 """The operator model: a MiniLM cross-encoder over (claim span, evidence span) -> natural-logic operator.
 
 AdMIRaL's proofs (Aly & Vlachos 2022, §3.2; ProoFVer) label each aligned (claim span, evidence span) pair
-with one of the six operators (``papers.md`` §1).  ProoFVer's operator-assignment step is not released;
+with one of the six operators.  ProoFVer's operator-assignment step is not released;
 here a cross-encoder (:class:`proofbook.models.CrossEncoder`, all-MiniLM-L6-v2, pair ``claim span [SEP]
 evidence span``) learns it from the data in ``natlog_proofs_qanatver``:
 
@@ -10,7 +10,7 @@ evidence span``) learns it from the data in ``natlog_proofs_qanatver``:
   repeated ``fewshot_repeat`` times because they are few and closer to gold.
 
 Every claim id that occurs in FEVER-Symmetric is left out (its claims come from FEVER dev, as the silver
-proofs do; ``results.md``), and a **held-out part** -- the claims with ``sha1("heldout:<id>") % 10 == 0``,
+proofs do), and a **held-out part** -- the claims with ``sha1("heldout:<id>") % 10 == 0``,
 from both sources -- is never trained on; :func:`per_operator_scores` reports precision / recall there.
 
 Departures, stated: the silver proofs are dominated by ``=`` (30k of 41k steps), so training draws at most

@@ -2,7 +2,7 @@
 
 AdMIRaL (Aly & Vlachos 2022, §3.2) generates a natural-logic proof for the claim and the selected
 sentences and reads sufficiency off the proofs (:mod:`proofbook.prover.sufficiency`).  As in ProoFVer
-(``papers.md`` §1):
+(Krishna, Riedel & Vlachos 2022):
 
 * **input** ``claim </s> Title ; evidence1 </s> Title ; evidence2 ...`` (:func:`proof_input`);
 * **output** the proof string ``{ claim span } [ evidence span ] OP ...``;

@@ -1,6 +1,6 @@
 """Sufficiency: does the selected evidence suffice to verify the claim?  The check that stops AdMIRaL's loop.
 
-AdMIRaL (Aly & Vlachos 2022, §3.2; ``papers.md`` §1, "Sufficiency") stops retrieving when a natural-logic
+AdMIRaL (Aly & Vlachos 2022, §3.2) stops retrieving when a natural-logic
 proof of the claim from the selected sentences reaches a verdict: evidence is insufficient when a claim
 span gets independence (``#``) -- and cover / reverse entailment do not conclusively decide either, so the
 automaton sends them to NOT ENOUGH INFO too.  The reference rule (:class:`NatlogSufficiency`): generate
@@ -10,7 +10,7 @@ proof ends in SUPPORTS or REFUTES.
 
 Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``sufficiency`` hook of
 :class:`proofbook.retrieval.admiral.Admiral`, plus a batched ``decide_many`` used by
-:func:`simulate_stopping`.  The systems of the paper's Table 6 (``results.md``, ``admiral/06_sufficiency``):
+:func:`simulate_stopping`.  The systems of the paper's Table 6 (as named in ``admiral/06_sufficiency``):
 
 * ``suff-natlog`` -- :class:`NatlogSufficiency` (the proof generator, constrained beam, the rule above);
 * ``suff-lexical`` -- :class:`LexicalSufficiency`: one proof from the same chunking and alignment with
@@ -318,7 +318,7 @@ class SufficiencySettings:
     """Everything the sufficiency chapter trains and decodes with; defaults = the book's full-size run."""
 
     seed: int = 0
-    iterations: int = 3                  # the limit (results.md)
+    iterations: int = 3                  # the limit on iterations per claim
     beam: int = 5                        # proof beams per decision (the reference uses 25; see the chapter)
     threshold: float = REFERENCE_THRESHOLD
     calibration_claims: int = 30         # per dataset; 0 = keep ``threshold`` (see calibrate_threshold)
@@ -365,7 +365,7 @@ class Prover:
         return NatlogSufficiency(self.generator, beam=settings.beam, threshold=self.threshold)
 
     def deciders(self, settings: SufficiencySettings) -> dict:
-        """System name -> what :func:`simulate_stopping` calls (``results.md`` names)."""
+        """System name (as in the results files) -> what :func:`simulate_stopping` calls."""
         return {
             "suff-natlog": self.natlog(settings).decide_many,
             "suff-lexical": LexicalSufficiency(self.aligner).decide_many,

@@ -2,7 +2,7 @@
 
 The paper's lexical baseline assigns natural-logic operators from WordNet relations (synonyms,
 hypernyms, antonyms).  ``nltk.download("wordnet")`` needs the internet; here WordNet 3.0 comes from the
-Debian packages ``wordnet-base`` and ``wordnet-sense-index`` (``../shared/docs/stack.md``, "WordNet"):
+Debian packages ``wordnet-base`` and ``wordnet-sense-index``:
 :func:`ensure_wordnet` copies (not links) the files of ``/usr/share/wordnet`` into
 ``<nltk_data>/corpora/wordnet/``, writes the ``lexnames`` file that the Debian packages lack (45 lines,
 generated from the manual page ``/usr/share/man/man5/lexnames.5WN.gz``) and loads nltk's reader.

@@ -1,1 +1,1 @@
-"""proofbook.retrieval (filled by the paper issues)."""
+"""AdMIRaL's document retrieval: BM25, prefix-tree constrained title generation, reranking, the multi-hop loop."""

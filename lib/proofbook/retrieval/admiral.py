@@ -1,6 +1,6 @@
 """AdMIRaL's multi-hop loop: initial retrieval, then autoregressive hops, until the evidence suffices.
 
-Aly & Vlachos 2022, §3 (``../shared/docs/papers.md`` §1, "Pipeline"):
+Aly & Vlachos 2022, §3:
 
 1. **Initial retrieval** (iteration 1): BM25 over whole pages (top 100) and titles generated from the
    claim alone by the hop-0 model (the GENRE step: 5 beams, keep 3 titles); GENRE documents first, then
@@ -8,7 +8,7 @@ Aly & Vlachos 2022, §3 (``../shared/docs/papers.md`` §1, "Pipeline"):
 2. **Sentence reranking** of the top 10 documents; documents are reordered by their best sentence and
    the top 5 sentences are kept.
 3. **Sufficiency**: a callable ``sufficiency(claim, sentences) -> bool`` may stop the loop here (the
-   natural-logic rule of part 2 plugs in; ``None`` = never stop early).
+   natural-logic rule of :mod:`proofbook.prover.sufficiency` plugs in; ``None`` = never stop early).
 4. **Autoregressive hop** (iterations 2, 3, ...): the hop model reads
    ``claim </s> < E0 > [ Title0 ] sent0 ...`` (top 4 sentences) and writes ``< E{i} > [ Title ]`` by
    constrained beam search (beam 25); new titles are de-duplicated, titles already retrieved are
@@ -26,9 +26,9 @@ its sentence).  Measured: small seq2seq models trained here from scratch, with o
 pre-training, learn only a prior over titles and do not copy a title from their input (top-1 0.000
 on HoVer hop 1), so over the full tree they add nothing; GENRE brings that skill from BART-large.
 
-**The ranked list** (``results.md``): the documents holding the selected sentences, in reranked order,
-then every hop's new documents in generation (beam-score) order, then the rest of the initial reranked
-list -- so that recall@10 compares like with like and iteration 1 alone (``initial``) is the same list
+**The ranked list** (the book's rule for every system): the documents holding the selected sentences, in
+reranked order, then every hop's new documents in generation (beam-score) order, then the rest of the initial
+reranked list -- so that recall@10 compares like with like and iteration 1 alone (``initial``) is the same list
 without the new documents.  Ablations (paper Table 3): ``Top-1`` keeps only the best beam of each hop;
 ``Not-joint`` uses a hop model trained and decoded without sentence pointers (``use_pointers=False``).
 """

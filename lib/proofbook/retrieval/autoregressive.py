@@ -1,6 +1,6 @@
 """AdMIRaL's autoregressive retriever: a seq2seq model that writes the title of the next document.
 
-Aly & Vlachos 2022, §3 (``../shared/docs/papers.md`` §1, steps 1 and 4 and "Training").  The encoder
+Aly & Vlachos 2022, §3 (pipeline steps 1 and 4, and training).  The encoder
 reads the claim and the selected sentences,
 
     claim </s> < E0 > [ Title0 ] sent0 < E1 > [ Title1 ] sent1 ...      (at most 4 sentences)

@@ -1,6 +1,6 @@
 """BM25 retrieval: AdMIRaL's first step, with a reference and a fast backend behind one interface.
 
-AdMIRaL (Aly & Vlachos 2022, §3.1; ``../shared/docs/papers.md`` §1, pipeline step 1) starts every claim
+AdMIRaL (Aly & Vlachos 2022, §3.1; pipeline step 1) starts every claim
 with BM25 over whole Wikipedia pages -- the reference configuration uses ``k1=0.9, b=0.1`` and keeps
 the top 100 pages -- and its efficiency claims (§5, "memory", "latency") rest on that index being
 small and fast.  This module offers:
@@ -43,7 +43,7 @@ from proofbook.corpus import Corpus
 
 BACKENDS = ("fast", "reference")
 
-#: AdMIRaL's reference BM25 configuration for pages (papers.md §1, step 1)
+#: AdMIRaL's reference BM25 configuration for pages (Aly & Vlachos 2022, §3.1)
 ADMIRAL_K1, ADMIRAL_B = 0.9, 0.1
 
 # a token is a maximal run of Unicode letters and digits (``\w`` without the underscore) and of

@@ -20,7 +20,7 @@ What is the same as MDR and what is not:
 * **Granularity: pages.**  One vector per page, the text ``"Title . sentence1 sentence2 ..."``
   truncated to the model's 256 tokens (HoVer pages average 70 words, so few are cut).  MDR indexes
   Wikipedia paragraphs, which for HotpotQA/HoVer *are* the pages' intro paragraphs, and the systems
-  compared in results.md return documents, so pages are the natural unit; a sentence index would hold
+  compared in the book return documents, so pages are the natural unit; a sentence index would hold
   3.3x more vectors (HoVer: 7,455 sentences vs 2,254 pages) to return the same documents.
 
 Multi-hop rule (:meth:`DenseIndex.multi_hop`), with ``s(q, d)`` the cosine similarity:
@@ -29,8 +29,8 @@ Multi-hop rule (:meth:`DenseIndex.multi_hop`), with ``s(q, d)`` the cosine simil
 2. hop 2: for each kept ``d1``, query ``q2 = claim + " " + text(d1)``; keep the top ``beam`` pages
    ``d2 != d1`` by ``s2 = s(q2, d2)``;
 3. every chain ``(d1, d2)`` scores ``s1 + s2`` (MDR sums the two hops' inner products);
-4. the ranked list (``order="hops"``, the default, following results.md "hop-0 documents first, then
-   new documents in beam-score order"): the ``beam`` first-hop pages in hop-1 order (by ``s1``),
+4. the ranked list (``order="hops"``, the default, following the book's rule "hop-0 documents first,
+   then new documents in beam-score order"): the ``beam`` first-hop pages in hop-1 order (by ``s1``),
    then the second-hop pages not already listed, ordered by the score of their best chain (ties keep
    hop-1 then hop-2 rank); cut to ``k``.  So the first ``beam`` places are single-hop dense retrieval
    and the multi-hop search fills the places after them.  ``order="chains"`` is MDR's own evaluation

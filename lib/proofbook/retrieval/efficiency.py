@@ -1,12 +1,12 @@
 """AdMIRaL's efficiency claims, measured: index memory, index build time, latency as the corpus grows.
 
-The paper (Aly & Vlachos 2022, §5.3; ``../shared/docs/papers.md`` §1) reports that AdMIRaL's index -- a
+The paper (Aly & Vlachos 2022, §5.3) reports that AdMIRaL's index -- a
 BM25 inverted index plus a prefix tree of titles -- needs 5-10x less memory than dense indexes (MDR,
 Baleen), builds in minutes instead of hours, and that its latency barely grows when the knowledge base
 doubles (2.87 s -> 2.88 s per claim on HoVer), because retrieval costs O(n_dyn + |D|) rather than a
 dense O(n |D|).
 
-Here the corpus is the pooled HoVer corpus grown x1, x2 and x4 (``results.md``: ``hover-x1/x2/x4``):
+Here the corpus is the pooled HoVer corpus grown x1, x2 and x4 (datasets ``hover-x1/x2/x4``):
 first with the pages of the other corpora (FEVEROUS-S, Fool Me Twice, Climate-FEVER articles), then,
 where those run out, with **synthetic filler pages** -- sentences of words drawn from the HoVer corpus's
 own vocabulary at its word frequencies, under titles ``Filler page N`` -- which add size, not meaning.

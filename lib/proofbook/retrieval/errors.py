@@ -1,7 +1,7 @@
 """Where AdMIRaL's retrieval loses a gold document: the stage of the pipeline that dropped it.
 
 For a claim whose top ``k`` misses gold documents, each missing title gets the last stage it reached
-(papers.md §1 pipeline; :mod:`proofbook.retrieval.admiral`):
+(the pipeline of :mod:`proofbook.retrieval.admiral`):
 
 1. ``not found``: neither BM25's top 100, nor the GENRE titles, nor any beam of a hop contains it;
 2. ``candidate outside the reranked 10``: among BM25/GENRE's candidates, but not among the top 10

@@ -1,4 +1,4 @@
-"""Training and evaluating the retrieval systems of ``admiral/02_experiments`` (``results.md``).
+"""Training and evaluating the retrieval systems of ``admiral/02_experiments``.
 
 One place builds every component from the training part of the tasks (never from evaluation claims),
 caches it (:class:`proofbook.models.ArtifactCache`, keyed by the settings and the training data), and

@@ -1,6 +1,6 @@
 """AdMIRaL's BM25 page index stored flat: what its index *size* is, measured as a file.
 
-The paper's memory claim (Aly & Vlachos 2022, §5.3; ``../shared/docs/papers.md`` §1) compares an
+The paper's memory claim (Aly & Vlachos 2022, §5.3) compares an
 inverted index (Lucene, through Pyserini) plus a title prefix tree with dense indexes of float vectors.
 A Python dict of term strings costs tens of bytes per term, so the in-process size of
 :class:`proofbook.retrieval.bm25.BM25` says more about CPython than about BM25.  This module writes the

@@ -1,9 +1,9 @@
-"""Document-retrieval metrics of AdMIRaL's experiments, as fixed in ``../shared/docs/results.md``.
+"""Document-retrieval metrics of AdMIRaL's experiments, as this book defines them.
 
 AdMIRaL (Aly & Vlachos 2022, §4, Tables 1-3) reports document recall ("fully supported": all gold
-documents retrieved), F1 and exact match, and for HoVer the recall by number of hops
-(``../shared/docs/papers.md`` §1, "Metrics").  results.md ("Names per notebook", ``admiral/02_experiments``)
-fixes the definitions used here, per claim with gold document set ``G`` and a ranked document list:
+documents retrieved), F1 and exact match, and for HoVer the recall by number of hops.  The book's
+metric names (those of ``admiral/02_experiments``) are defined here, per claim with gold document set ``G``
+and a ranked document list:
 
 * ``recall@k`` -- every gold title is among the top ``k`` documents (so always false when ``|G| > k``);
 * ``f1@k``     -- F1 between the set of the top ``k`` documents and ``G`` (precision over the documents

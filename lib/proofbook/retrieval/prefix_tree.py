@@ -1,11 +1,10 @@
 """Prefix trees over token ids and the constrained decoding built on them.
 
-AdMIRaL (Aly & Vlachos 2022, §3, "multi-hop autoregressive retrieval"; ``../shared/docs/papers.md`` §1
-step 4, "Prefix-tree constrained decoding") decodes new document titles with beam search restricted
-by a **prefix tree of all corpus titles** (as GENRE does, De Cao et al. 2021), preceded by
-**dynamic constraints** that only allow pointers ``< E{i} >`` to sentences present in the encoder
-input.  The same machinery serves the natural-logic proof decoder of the next issue (claim-span
-trie, evidence-span trie, operator set), so it is split into three generic pieces:
+AdMIRaL (Aly & Vlachos 2022, §3, "multi-hop autoregressive retrieval") decodes new document titles
+with beam search restricted by a **prefix tree of all corpus titles** (as GENRE does, De Cao et al.
+2021), preceded by **dynamic constraints** that only allow pointers ``< E{i} >`` to sentences present
+in the encoder input.  The same machinery serves the natural-logic proof decoder (:mod:`proofbook.prover.proofgen`:
+claim-span trie, evidence-span trie, operator set), so it is split into three generic pieces:
 
 * :class:`PrefixTree` -- a trie over token-id sequences, each complete sequence mapped to a value;
 * :class:`SequenceConstraint` -- an ordered list of :class:`Segment` s (one trie each, repeated
@@ -26,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple, Sequence
 
-#: how a title and a sentence pointer are written in AdMIRaL's decoder targets (papers.md §1)
+#: how a title and a sentence pointer are written in AdMIRaL's decoder targets
 TITLE_TEMPLATE = "[ {} ]"
 POINTER_TEMPLATE = "< E{} >"
 

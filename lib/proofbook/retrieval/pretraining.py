@@ -2,7 +2,7 @@
 
 Why.  AdMIRaL's title generator is GENRE (De Cao et al. 2021): BART-large pre-trained on all of
 Wikipedia, then fine-tuned on Wikipedia's hyperlinks (anchor text in context -> title of the linked
-page) before AdMIRaL fine-tunes it on claims (Aly & Vlachos 2022, §3; ``../shared/docs/papers.md`` §1).
+page) before AdMIRaL fine-tunes it on claims (Aly & Vlachos 2022, §3).
 No such checkpoint exists offline here, and a model trained from scratch on the few hundred training
 claims only learns a prior over titles (measured: top-1 0.000 on HoVer hop 1).  What GENRE's
 hyperlink step teaches -- *copy the title of an entity mentioned in the input* -- can be taught from

@@ -1,7 +1,7 @@
 """The retrieval tasks of AdMIRaL's experiments: claims with gold documents and sentences, and a corpus.
 
 AdMIRaL (Aly & Vlachos 2022, §4) evaluates document retrieval on FEVER, FEVEROUS-S and HoVer over full
-Wikipedia.  Here (``results.md``): ``hover`` and ``feverous_s`` retrieve over closed corpora pooled from
+Wikipedia.  Here: ``hover`` and ``feverous_s`` retrieve over closed corpora pooled from
 the gold pages of all claims in the data directory, and ``feverous_s+distractors`` adds every HoVer and
 Fool Me Twice page to the FEVEROUS-S corpus so that retrieval has something to do.
 

@@ -2,8 +2,8 @@
 
 Every figure is saved by :func:`save_figure` to ``{figures_dir}/{paper}/{name}.svg`` (and ``.png``)
 with the same style and DPI, so the book's figures look alike and tests can write them to a
-temporary folder.  Renderers for proofs, entailment trees and retrieval traces join this package
-with the paper issues.
+temporary folder.  Tables of retrieval traces are in :mod:`proofbook.viz.retrieval`; proofs and
+entailment trees render themselves (:mod:`proofbook.prover.natlog`, :mod:`proofbook.prover.entailer.trees`).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Claims in the wild (Chen, Kim, Sriram, Durrett & Choi 2023): the five-stage pipeline.
 
-``papers.md`` §2.  :mod:`~proofbook.wild.decomposition` (claim -> yes/no questions),
+:mod:`~proofbook.wild.decomposition` (claim -> yes/no questions),
 :mod:`~proofbook.wild.search` (time- and site-filtered search), :mod:`~proofbook.wild.fine_grained`
 (windows, BM25, expansion, merging), :mod:`~proofbook.wild.summaries` (claim-focused summaries) and
 :mod:`proofbook.classifier.veracity` (six-way veracity); :mod:`~proofbook.wild.experiments` is what the

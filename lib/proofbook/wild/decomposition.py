@@ -1,6 +1,6 @@
 """Claim decomposition of claims in the wild: a claim -> yes/no questions, behind one interface.
 
-Chen et al. (2023), §3.1 (``papers.md`` §2, "Decomposition"): an LLM (text-davinci-003, temperature
+Chen et al. (2023), §3.1: an LLM (text-davinci-003, temperature
 0.7) with a 3-shot prompt ("Suppose you are a fact-checker, generate several yes or no questions ...")
 is called repeatedly, at most 5 times, until at least 10 questions are collected; numbering,
 questions with wh-words and duplicates are dropped (:func:`filter_questions`).

@@ -1,7 +1,7 @@
 """What the claims-in-the-wild notebooks call: data, training sets, models, the pipeline, runs, rows.
 
-Chen et al. (2023) (``papers.md`` §2); the experiment contract is ``results.md`` (``wild/02_experiments``).
-The notebooks only call this module and display what it returns.
+Chen et al. (2023); the systems, datasets and metrics are those of ``wild/02_experiments``.  The notebooks
+only call this module and display what it returns.
 
 * :func:`load_data` -- every file the chapter reads from ``data_dir`` (ClaimDecomp dev/test, the
   fine-tuning chats, the search cache and cached questions, LIAR, LIAR-PLUS ``val2``).
@@ -15,7 +15,7 @@ The notebooks only call this module and display what it returns.
 * :func:`train_models` -- both classifiers and the question generator, each through the ArtifactCache.
 * :class:`Pipeline` -- one claim through the five stages (decomposition, search, fine-grained
   retrieval, summaries, veracity), with the time of each stage.
-* :func:`run_experiments` -- every system of ``results.md`` on the evaluation claims, predictions
+* :func:`run_experiments` -- every system of ``wild/02_experiments`` on the evaluation claims, predictions
   cached; :func:`metric_rows` turns a run into result rows.
 """
 from __future__ import annotations
@@ -308,7 +308,7 @@ def _claim_examples(dataset: str, records: Sequence) -> list[VeracityExample]:
 
 
 def compute_run(data: WildData, models: Models, settings: WildSettings, progress: bool = True) -> Run:
-    """Every system of ``results.md`` on ``data.evaluation`` (see the module docstring)."""
+    """Every system on ``data.evaluation`` (see the module docstring)."""
     predictions, seconds = {}, {}
 
     def record(dataset, split, system, examples, predicted):
@@ -374,7 +374,7 @@ def run_experiments(data: WildData, models: Models, settings: WildSettings, cach
 
 
 def metric_rows(run: Run) -> list[dict]:
-    """Result rows (``results.md``) for every system and metric of a run."""
+    """Result rows (:mod:`proofbook.results`) for every system and metric of a run."""
     rows = []
     for (dataset, split, system), p in run.predictions.items():
         for metric, value in veracity_metrics(p["gold"], p["predicted"]).items():

@@ -1,6 +1,6 @@
 """Second-stage (fine-grained) evidence retrieval of claims in the wild.
 
-Chen et al. (2023), §3.3 (``papers.md`` §2, "Second stage"): the raw documents found for a claim are
+Chen et al. (2023), §3.3: the raw documents found for a claim are
 long, so the pipeline keeps only the parts that answer its questions:
 
 1. **windows** -- split each document into windows of ``k1 = 30`` tokens, with a stride of 15

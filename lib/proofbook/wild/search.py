@@ -1,6 +1,6 @@
 """Raw-document search of claims in the wild, with the paper's time and site filters.
 
-Chen et al. (2023), §3.2 (``papers.md`` §2, "Web search"): each question is sent to Bing (10 pages per
+Chen et al. (2023), §3.2: each question is sent to Bing (10 pages per
 question), restricted to pages published before the claim (claim date + 1 day), and pages from
 fact-checking sites are dropped (:data:`FACT_CHECK_SITES`, :func:`is_fact_check_url`) so that the
 verdict cannot simply be read off PolitiFact.  Pages without a date are kept.

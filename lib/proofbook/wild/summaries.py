@@ -1,6 +1,6 @@
 """Claim-focused summaries of claims in the wild, behind one interface.
 
-Chen et al. (2023), §3.4 (``papers.md`` §2, "Claim-focused summary"): each retrieved document (its
+Chen et al. (2023), §3.4: each retrieved document (its
 fine-grained evidence) is summarised *with respect to the claim* in one or two sentences, without
 judging the claim; a document with nothing relevant becomes "The document is irrelevant to the claim".
 The summaries, joined, are the evidence the veracity classifier reads.

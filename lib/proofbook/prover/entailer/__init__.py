@@ -1,6 +1,6 @@
 """Entailer (Tafjord, Dalvi Mishra & Clark, EMNLP 2022): faithful and truthful chains of reasoning.
 
-Modules (``papers.md`` §3 has the paper's facts; each module's docstring states its departures):
+Modules (each module's docstring states the paper's method and its departures from it):
 
 * :mod:`.formats` -- the official text formats of the three behaviours (``$proof$``, ``$valid$``, ``$implied$``);
 * :mod:`.hypotheses` -- question + answer option -> declarative hypothesis (rules, or a trained writer);

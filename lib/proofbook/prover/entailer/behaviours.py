@@ -1,6 +1,6 @@
 """Entailer's three behaviours behind one interface, and the data that trains them here.
 
-Entailer (Tafjord et al. 2022, §3.1-3.2; ``papers.md`` §3) is one T5-11B model with three behaviours:
+Entailer (Tafjord et al. 2022, §3.1-3.2) is one T5-11B model with three behaviours:
 H -> P (generate premises that together entail H), H -> Sd (is H true?) and PH -> Se (do the premises
 entail H, whether or not they are true?).  The search (:mod:`.search`) sees only
 :class:`~proofbook.prover.entailer.search.BehaviourModel`: ``generate_premises``, ``truth_scores``,
@@ -11,7 +11,7 @@ entail H, whether or not they are true?).  The search (:mod:`.search`) sees only
   code does: teacher-force ``$valid$ = true`` and ``$valid$ = false`` (``$implied$ = ...``), and
   normalise the two sequence probabilities.  Tested with a tiny random T5 and a tokenizer built offline.
 * :class:`TrainedEntailer` -- the models trained in this book (no pretrained seq2seq model or NLI model
-  is installable here; ``stack.md``): the premise generator is a
+  is installable here): the premise generator is a
   :class:`proofbook.models.seq2seq.Seq2Seq` trained on EntailmentBank's one-step entailments in the
   official H -> P format (:func:`premise_pairs`), optionally with a ``$context$`` of five facts -- the
   gold premises and BM25-retrieved WorldTree distractors, as in the paper's training contexts

@@ -1,12 +1,12 @@
 """What the Entailer chapters call: training the behaviours (cached), running the systems, the metrics.
 
-Tafjord et al. 2022 (§4-5; ``papers.md`` §3) evaluate on OBQA test with the systems named in
-``results.md`` (``entailer/02_experiments``): ``direct``, ``entailer-greedy-d1/d3``,
-``entailer-sampled-d1/d3``, ``entailer+direct-d1/d3`` and ``direct-all``, metrics ``accuracy``,
-``seconds_per_question`` and ``faithfulness_break``; premise generation on EntailmentBank dev with
-``premise_recall`` (share of gold premises matched by a generated premise at MiniLM cosine >= 0.8).
+Tafjord et al. 2022 (§4-5) evaluate on OBQA test with the systems named in ``entailer/02_experiments``:
+``direct``, ``entailer-greedy-d1/d3``, ``entailer-sampled-d1/d3``, ``entailer+direct-d1/d3`` and
+``direct-all``, metrics ``accuracy``, ``seconds_per_question`` and ``faithfulness_break``; premise
+generation on EntailmentBank dev with ``premise_recall`` (share of gold premises matched by a generated
+premise at MiniLM cosine >= 0.8).
 
-Training (all on files found in ``data_dir`` by the fixed rules of ``results.md``, cached with
+Training (all on the training files found in ``data_dir``, :func:`training_files`, cached with
 :class:`proofbook.models.ArtifactCache`):
 
 * **Tokenizer.**  A 4,000-piece uncased WordPiece vocabulary for the training texts
@@ -78,7 +78,7 @@ from proofbook.prover.entailer.search import (QuestionAnswer, SearchConfig, answ
 
 PAPER = "entailer"
 MATCH_COSINE = 0.8
-#: the paper's OBQA test accuracies (T5-11B; ``papers.md`` §3) -- shown beside ours, never written as rows
+#: the paper's OBQA test accuracies (T5-11B) -- shown beside ours, never written as rows
 PAPER_OBQA = {"direct": 0.752, "entailer-greedy-d1": 0.728, "entailer-greedy-d3": 0.690,
               "entailer-sampled-d1": 0.768, "entailer-sampled-d3": 0.748, "entailer+direct-d1": 0.746,
               "entailer+direct-d3": 0.752}
@@ -172,7 +172,7 @@ def training_files(data_dir) -> list[Path]:
 
 
 def evaluation_splits(data_dir, dataset: str, split: str | None = None) -> list[str]:
-    """The labelled evaluation splits present for ``dataset`` (``results.md``), or just ``split``."""
+    """The labelled evaluation splits of ``dataset`` present in the data directory, or just ``split``."""
     root = resolve_data_dir(data_dir)
     folder, suffix, candidates = {"obqa": ("openbookqa", "tsv", ("dev", "test")), "qasc": ("qasc", "jsonl", ("dev",)),
                                   "entailmentbank": ("entailmentbank", None, ("dev", "test"))}[dataset]

@@ -1,6 +1,6 @@
 """The official Entailer text formats: render model inputs and targets, parse model outputs.
 
-Entailer (Tafjord, Dalvi Mishra & Clark 2022, §3.1 "Model"; ``papers.md`` §3) is one T5 model with
+Entailer (Tafjord, Dalvi Mishra & Clark 2022, §3.1 "Model") is one T5 model with
 three behaviours chosen by the text it is given.  The "angle" format (``allenai/entailment_bank``,
 ``entailer.md``) names the output slot(s) first, then the inputs as ``$slot$ = value`` joined by
 `` ; ``:

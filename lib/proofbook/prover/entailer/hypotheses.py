@@ -1,6 +1,6 @@
 """Question + answer option -> a declarative hypothesis, the statement Entailer proves.
 
-Entailer (Tafjord et al. 2022, §3.3; ``papers.md`` §3) proves a *hypothesis* for each answer option:
+Entailer (Tafjord et al. 2022, §3.3) proves a *hypothesis* for each answer option:
 question + answer rewritten as one statement ("Which event occurs on a daily cycle?" + "the sun rises
 and sets" -> "the sun rises and sets is the event that occurs on a daily cycle").  The paper uses a
 hypothesis writer trained for this (EntailmentBank gives question/answer/hypothesis triples).  Two

@@ -1,6 +1,6 @@
 """A teachable belief memory: user corrections that override Entailer's truth scorer.
 
-The Entailer paper (Tafjord et al. 2022, §7 "future work"; ``papers.md`` §3) proposes that a user who
+The Entailer paper (Tafjord et al. 2022, §7 "future work") proposes that a user who
 sees a faulty belief in a tree can correct it, that the correction is stored in a memory, and that later
 proofs use the corrected belief instead of the model's.  The paper does not evaluate this; none of the
 reference implementations has it.  This module implements it:

@@ -1,6 +1,6 @@
 """Entailment trees built by Entailer's search, with every node's scores, rendered as text and HTML.
 
-Entailer (Tafjord et al. 2022, §3.2-3.3; ``papers.md`` §3) explains an answer with a tree: the root is
+Entailer (Tafjord et al. 2022, §3.2-3.3) explains an answer with a tree: the root is
 the hypothesis, each expanded node has premises that together entail it, and every node carries
 
 * ``direct`` -- s_d(N), the model's belief that N is true (H -> Sd), or a belief taught through the

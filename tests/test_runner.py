@@ -233,7 +233,14 @@ def test_a_run_is_stale_when_a_library_module_it_imports_changes(tmp_path, monke
 def test_book_notebooks_follow_the_toc():
     listed = runner.book_notebooks()
     assert listed and listed[0].name == "00_introduction.py"
-    assert all(p.is_file() for p in listed)
+    assert all(p.is_file() for p in listed) and listed[-1].name == "99_reproduction_report.py"
+
+
+def test_a_toc_entry_without_a_notebook_is_an_error(tmp_path):
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: notebooks/00_introduction\nchapters:\n  - file: notebooks/no_such\n")
+    with pytest.raises(FileNotFoundError, match="no_such"):
+        runner.book_notebooks(toc)
 
 
 STANDARD_TYPES = {"data_dir": (str, True), "split": (str, True), "limit": (int, True), "seed": (int, False),

@@ -7,12 +7,13 @@ Two levels:
   ``git_commit``, ``params``, ``input_digest``, ``environment``, ``rows``, or a row's field), was
   computed in a dirty work tree or at an unknown commit, or holds an absolute path; and on a name that a
   chapter's text shows with ``{glue:text}`` (or ``{glue:}``, ``{glue:figure}``, ...) but that no code cell of
-  that chapter glues.
+  that chapter glues; and on a claim of :data:`proofbook.claims.REGISTRY` that names a row its
+  notebook's results file does not hold.
 * ``check`` (``make check``) adds staleness: a results file whose ``input_digest`` differs from what the
   current notebook source, library modules and data would give (see
   :func:`proofbook.provenance.stale_parts`) fails with what changed.  The data directory is the usual
-  one (``PROOFBOOK_DATA``, else ``data/``), falling back to ``../shared/data`` beside the project; with no
-  data at all the data part is skipped and the report says so.
+  one (``PROOFBOOK_DATA``, else ``data/``), falling back to a ``shared/data`` folder beside the project (a
+  local mirror of the datasets); with no data at all the data part is skipped and the report says so.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from proofbook import provenance
+from proofbook import claims, provenance
 from proofbook.data.base import PROJECT_ROOT, resolve_data_dir
 from proofbook.results import ROW_FIELDS, Row
 
@@ -114,7 +115,10 @@ def glue_problems(source: Path) -> list[str]:
 
 
 def find_data_dir() -> Path | None:
-    """The usual data directory, else ``../shared/data`` beside the project; None when neither exists."""
+    """The usual data directory, else a ``shared/data`` folder beside the project (a local mirror of the datasets).
+
+    None when neither exists.
+    """
     for candidate in (resolve_data_dir(None), PROJECT_ROOT.parent / "shared" / "data"):
         if candidate.is_dir():
             return candidate
@@ -131,6 +135,8 @@ def run_check(results_dir: os.PathLike | str = PROJECT_ROOT / "results", structu
         problems.append(f"{results_dir}: no results files")
     for path in files:
         problems += [f"{path}: {p}" for p in structure_problems(path)]
+    if not any(problems):
+        problems += [f"{results_dir}: {p}" for p in claims.unknown_rows(claims.load_rows(results_dir))]
     sources = notebooks if notebooks is not None else sorted(provenance.NOTEBOOKS.rglob("*.py"))
     for source in sources:
         problems += [f"{source}: {p}" for p in glue_problems(source)]

@@ -15,7 +15,7 @@ and an ``environment`` (Python, torch and transformers versions, torch threads, 
 timing rows.  :func:`stale_parts` recomputes the digest that the current code would give on the same
 data and names what differs; ``python -m proofbook check`` and ``run-all`` use it.  A file read from
 outside the data directory is named ``<project>/...`` (inside the project) or ``<elsewhere>/<name>``
-(known by its hash only, e.g. a local checkpoint folder), so a results file never holds an absolute path.
+(known by its content hash only, e.g. a local checkpoint folder), so a results file never holds an absolute path.
 """
 from __future__ import annotations
 
@@ -129,14 +129,15 @@ PROJECT_PREFIX, ELSEWHERE_PREFIX = "<project>/", "<elsewhere>/"
 
 def relative_to_data(path: os.PathLike | str, data_dir: os.PathLike | str) -> str:
     """``path`` relative to the data directory, else ``<project>/`` + its path in the project, else
-    ``<elsewhere>/`` + its name (a user's checkpoint folder, say): never an absolute path."""
+    ``<elsewhere>/<hash of its folder>/<name>`` (a user's checkpoint folder, say): never an absolute path."""
     path, data_dir = Path(path).resolve(), Path(data_dir).resolve()
     for root, prefix in ((data_dir, ""), (PROJECT_ROOT, PROJECT_PREFIX)):
         try:
             return prefix + path.relative_to(root).as_posix()
         except ValueError:
             continue
-    return ELSEWHERE_PREFIX + path.name
+    folder = hashlib.sha256(str(path.parent).encode("utf-8")).hexdigest()[:8]      # tells same-named files apart
+    return f"{ELSEWHERE_PREFIX}{folder}/{path.name}"
 
 
 def data_digest(paths: Iterable[os.PathLike | str], data_dir: os.PathLike | str,

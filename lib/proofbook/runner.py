@@ -1,4 +1,4 @@
-"""Run the book's notebooks: papermill is the one executor (``results.md``, "Running").
+"""Run the book's notebooks: papermill is the one executor (see the README, "Running one notebook").
 
 ``python -m proofbook run notebooks/<paper>/<NN_name>.py [-p NAME VALUE ...]`` converts the
 percent-format source with jupytext, injects the parameters into the cell tagged ``parameters``,
@@ -339,7 +339,7 @@ def run_notebook(source: str | os.PathLike, parameters: dict | None = None, outp
 
 
 def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:
-    """The notebooks listed in ``_toc.yml``, in book order."""
+    """The notebooks listed in ``_toc.yml``, in book order; an entry with no ``.py`` source is an error."""
     import yaml
 
     entries: list[str] = []
@@ -357,7 +357,10 @@ def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:
                 walk(item)
 
     walk(yaml.safe_load(toc.read_text(encoding="utf-8")))
-    return [PROJECT_ROOT / f"{entry}.py" for entry in entries if (PROJECT_ROOT / f"{entry}.py").is_file()]
+    missing = [entry for entry in entries if not (PROJECT_ROOT / f"{entry}.py").is_file()]
+    if missing:
+        raise FileNotFoundError(f"{toc}: entries with no notebook source (<entry>.py): {missing}")
+    return [PROJECT_ROOT / f"{entry}.py" for entry in entries]
 
 
 def _data_listing(parameters: dict) -> list[str]:

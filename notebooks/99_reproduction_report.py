@@ -1,0 +1,130 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The reproduction report
+#
+# **Overview.** This page lists every claim of the three papers that the book tests, with the paper's number,
+# this run's number and its 95% bootstrap interval where the chapter computes one, and a verdict.  The
+# verdicts are not written by hand: each claim is one rule in the library (`proofbook.claims.REGISTRY`: which
+# result rows, which comparison, which threshold, and where the threshold comes from), and one function
+# decides every claim from the rows that the chapters wrote to their results files:
+#
+# - a claim "A beats B" has threshold 0, unless the paper states a number (memory at least 5x smaller,
+#   latency growing at most 1.3x when the knowledge base doubles, a faithfulness break of 10-25%);
+# - **holds**: the whole interval lies on the claim's side of the threshold; **contradicted**: it lies on
+#   the other side (two systems that are equal everywhere do not make "A beats B" hold); **inconclusive**:
+#   the interval crosses the threshold; **untested**: this run did not write the rows the rule reads;
+# - without an interval (a ratio of two timings, or a chapter that does not yet write paired differences)
+#   the value itself decides between holds and contradicted.
+#
+# The rows read are those of the `test` split where the data directory holds it, else `dev`.  Sanity
+# checks that hold by construction (stopping earlier than running to the limit, an oracle that is right by
+# definition) are not claims and are not counted here.
+#
+# **Prerequisites.** The other chapters have run and written their results files into `results_dir`; the
+# page reads only those files (no model, no data), so it runs in seconds.  Pass `compare_results_dir` to put a
+# second run (say, on a data directory that holds the held-back test splits) beside this one.
+
+# %% tags=["parameters"]
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
+seed = 0
+smoke = False
+results_dir = "results"
+figures_dir = "figures"
+compare_results_dir: str | None = None
+
+# %%
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from myst_nb import glue
+
+from proofbook import claims
+from proofbook.data.base import PROJECT_ROOT
+from proofbook.results import Results
+from proofbook.viz import save_figure, use_style
+from proofbook.viz.report import claims_figure
+
+use_style()
+folder = Path(results_dir) if Path(results_dir).is_absolute() else PROJECT_ROOT / results_dir
+rows = claims.load_rows(folder)
+found = claims.verdicts(rows)
+results = Results("report/99_reproduction_report", dict(data_dir=data_dir, split=split, limit=limit, seed=seed,
+                                                       smoke=smoke, compare_results_dir=compare_results_dir),
+                  results_dir)
+results.extend(claims.verdict_rows(found))
+print(f"{len(rows)} results files read from {results_dir}; {len(found)} claims")
+
+# %% [markdown]
+# ## Summary
+
+# %%
+table = claims.claims_table(found)
+summary = table.groupby(["paper", "verdict"]).size().unstack(fill_value=0)
+summary = summary.reindex(columns=[name for name in claims.VERDICT_NAMES.values() if name in summary.columns])
+summary.loc["all"] = summary.sum()
+counts = table["verdict"].value_counts()
+for name in claims.VERDICT_NAMES.values():
+    glue(f"n_{name}", int(counts.get(name, 0)), display=False)
+glue("n_claims", len(table), display=False)
+summary
+
+# %% [markdown]
+# *Table: verdicts per paper.*  Of the {glue:text}`n_claims` claims, {glue:text}`n_holds` hold,
+# {glue:text}`n_inconclusive` are inconclusive, {glue:text}`n_contradicted` are contradicted and
+# {glue:text}`n_untested` are untested in this run.
+#
+# ## Every claim
+
+# %%
+table.style.hide(axis="index")
+
+# %% [markdown]
+# *Table: each claim with the paper's number, this run's number (the value, or A - B, or A / B, with its
+# 95% bootstrap interval where the chapter writes one), the split it was read on, the rule, the verdict and
+# the chapter that explains the experiment.*
+
+# %%
+fig = claims_figure(found)
+save_figure(fig, figures_dir, "report", "claims")
+plt.show()
+
+# %% [markdown]
+# *Figure: this run (dots, coloured by verdict, with the 95% interval as a line where there is one) against the
+# paper (crosses) and the rule's threshold (grey bars); differences and fractions above, ratios below.*
+#
+# ## Two runs side by side
+#
+# With `compare_results_dir` set, the second run's verdicts stand next to this run's (for instance the same
+# book run on a data directory that holds the held-back test splits).
+
+# %%
+if compare_results_dir:
+    other = Path(compare_results_dir) if Path(compare_results_dir).is_absolute() else PROJECT_ROOT / compare_results_dir
+    second = claims.claims_table(claims.verdicts(claims.load_rows(other)))
+    side_by_side = table[["claim", "this run", "split", "verdict"]].merge(
+        second[["claim", "this run", "split", "verdict"]], on="claim", suffixes=(" (this run)", " (compared)"))
+else:
+    side_by_side = pd.DataFrame({"note": ["no second results directory given (compare_results_dir=None)"]})
+side_by_side
+
+# %% [markdown]
+# ## Where the book departs from the papers
+#
+# Each change that this machine forces, and the chapter that says exactly what differs and why.
+
+# %%
+pd.DataFrame([vars(d) for d in claims.DEPARTURES]).style.hide(axis="index")

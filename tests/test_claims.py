@@ -1,0 +1,99 @@
+"""The claim registry and its one verdict function (proofbook.claims), and the reproduction report."""
+import json
+import shutil
+
+import pytest
+
+from proofbook import check, claims, runner
+from proofbook.claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Claim, Ref, decide
+from proofbook.data.base import PROJECT_ROOT
+
+pytestmark = pytest.mark.unit
+
+COMMITTED = PROJECT_ROOT / "results"
+
+
+def test_the_registry_has_fixed_unique_ids_and_enough_claims():
+    ids = [claim.id for claim in claims.REGISTRY]
+    assert len(ids) == len(set(ids)) >= 18
+    assert {c.paper for c in claims.REGISTRY} == {"admiral", "wild", "entailer"}
+    for claim in claims.REGISTRY:
+        assert claim.source and claim.chapter and (claim.kind == "value") == (claim.b is None), claim.id
+        assert (PROJECT_ROOT / "notebooks" / f"{claim.chapter}.py").is_file(), claim.chapter
+
+
+@pytest.mark.parametrize("side, threshold, value, low, high, code", [
+    (">", 0, 0.05, 0.01, 0.09, HOLDS),
+    (">", 0, 0.05, -0.01, 0.09, INCONCLUSIVE),
+    (">", 0, -0.05, -0.09, -0.01, CONTRADICTED),
+    (">", 0, 0.0, 0.0, 0.0, CONTRADICTED),          # equal everywhere: A does not beat B
+    (">", 0, 0.02, None, None, HOLDS),              # no interval: the value decides
+    ("<", 1.3, 1.1, None, None, HOLDS),
+    ("<", 1.3, 1.5, 1.2, 1.8, INCONCLUSIVE),
+    ("between", (0.1, 0.25), 0.17, 0.12, 0.22, HOLDS),
+    ("between", (0.1, 0.25), 0.72, 0.65, 0.8, CONTRADICTED),
+    ("between", (0.1, 0.25), 0.24, 0.2, 0.3, INCONCLUSIVE),
+])
+def test_decide(side, threshold, value, low, high, code):
+    assert decide(side, threshold, value, low, high) == code
+
+
+def rows(*items):
+    return [dict(zip(("dataset", "split", "system", "metric", "value", "n"), item)) for item in items]
+
+
+def test_a_paired_row_and_its_interval_win_over_the_two_systems():
+    claim = Claim("X", "admiral", "A beats B", "difference", Ref("p/nb", "d", "a", "m"), ">", 0.0, "s", "c",
+                  Ref("p/nb", "d", "b", "m"))
+    plain = {"p/nb": rows(("d", "dev", "a", "m", 0.6, 10), ("d", "dev", "b", "m", 0.5, 10))}
+    found = claims.verdicts(plain, [claim])[0]
+    assert (found.code, found.split, found.low) == (HOLDS, "dev", None) and found.value == pytest.approx(0.1)
+    paired = {"p/nb": plain["p/nb"] + rows(("d", "dev", "a-vs-b", "m", 0.1, 10), ("d", "dev", "a-vs-b", "m:ci95_low", -0.05, 10),
+                                           ("d", "dev", "a-vs-b", "m:ci95_high", 0.2, 10))}
+    found = claims.verdicts(paired, [claim])[0]
+    assert (found.code, found.low, found.high) == (INCONCLUSIVE, -0.05, 0.2)
+    with_test = {"p/nb": paired["p/nb"] + rows(("d", "test", "a", "m", 0.4, 9), ("d", "test", "b", "m", 0.5, 9))}
+    assert claims.verdicts(with_test, [claim])[0].split == "test"       # the held-out split where present
+
+
+def test_every_claim_is_decided_on_the_committed_results_and_a_missing_row_makes_it_untested():
+    committed = claims.load_rows(COMMITTED)
+    assert claims.unknown_rows(committed) == []
+    found = {v.claim.id: v for v in claims.verdicts(committed)}
+    assert sum(v.code == UNTESTED for v in found.values()) <= 3
+    target = next(c for c in claims.REGISTRY if c.id == "C1c-joint-vs-notjoint")
+    cut = {nb: [r for r in rs if not (nb == target.b.notebook and r["system"] == target.b.system
+                                      and r["metric"] == target.b.metric)] for nb, rs in committed.items()}
+    after = {v.claim.id: v for v in claims.verdicts(cut)}
+    changed = [cid for cid in found if after[cid].code != found[cid].code]
+    assert changed == ["C1c-joint-vs-notjoint"] and after["C1c-joint-vs-notjoint"].code == UNTESTED
+    assert claims.unknown_rows(cut) == ["claim C1c-joint-vs-notjoint: no results file holds admiral/02_experiments: "
+                                        "hover/admiral-notjoint/recall@5"]
+
+
+def test_check_reports_a_claim_whose_row_no_notebook_writes(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(COMMITTED, results)
+    path = results / "admiral" / "06_sufficiency.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["rows"] = [r for r in data["rows"] if r["system"] != "suff-lexical"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    problems = claims.unknown_rows(claims.load_rows(results))
+    assert problems == ["claim C3d-suff-vs-lexical: no results file holds admiral/06_sufficiency: hover/suff-lexical/suff_f1"]
+
+
+@pytest.mark.notebook
+def test_the_report_decides_every_claim_from_a_results_folder(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(COMMITTED, results)
+    runner.run_notebook(runner.NOTEBOOKS / "99_reproduction_report.py",
+                        {"results_dir": str(results), "figures_dir": str(tmp_path / "figures")},
+                        output=tmp_path / "report.ipynb", progress=False)
+    report = json.loads((results / "report" / "99_reproduction_report.json").read_text(encoding="utf-8"))
+    verdicts = {r["system"]: r["value"] for r in report["rows"] if r["dataset"] == "claims"}
+    assert set(verdicts) == {c.id for c in claims.REGISTRY}
+    assert sum(v == UNTESTED for v in verdicts.values()) <= 3
+    assert set(report["input_digest"]["data"]) >= {"<elsewhere>"} or report["input_digest"]["data"]
+    assert (tmp_path / "figures" / "report" / "claims.svg").is_file()
+    dirty = "dirty work tree"
+    assert [p for p in check.structure_problems(results / "report" / "99_reproduction_report.json") if dirty not in p] == []

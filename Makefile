@@ -42,7 +42,7 @@ notebooks: data wordnet
 	PROOFBOOK_DATA=$(abspath $(DATA_DIR)) $(BIN)/python -m proofbook run-all
 
 book: notebooks
-	$(BIN)/jupyter-book build . --builder html
+	$(BIN)/jupyter-book build . --builder html -W --keep-going
 	@echo "The book is in _build/html/index.html"
 
 test: install

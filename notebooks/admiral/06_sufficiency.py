@@ -347,9 +347,11 @@ errors.groupby(["dataset", "truth", "error"]).size().unstack(fill_value=0)
 # %%
 operator_steps = pd.DataFrame(operator_rows, columns=["truth", "operator"])
 operator_shares = pd.crosstab(operator_steps.truth, operator_steps.operator, normalize="index")
-for truth in operator_shares.index:
-    glue(f"equal_share_{truth}", f"{operator_shares.loc[truth].get('=', 0.0):.2f}", display=False)
-    glue(f"independent_share_{truth}", f"{operator_shares.loc[truth].get('#', 0.0):.2f}", display=False)
+for truth in ("insufficient", "sufficient"):         # a small run may have no decision point of one kind
+    shares = operator_shares.loc[truth] if truth in operator_shares.index else None
+    for name, operator in (("equal", "="), ("independent", "#")):
+        glue(f"{name}_share_{truth}", "n/a (no such decision point in this run)" if shares is None
+             else f"{shares.get(operator, 0.0):.2f}", display=False)
 trained_steps = [(p.source, step.operator) for p in prover.training_proofs if not p.sufficient
                  for step in natlog.Proof.parse(p.target).steps]
 for source in ("hover", "feverous_s"):

@@ -161,6 +161,30 @@ def verdicts(rows_by_notebook: dict[str, Iterable[dict]], registry: Sequence[Cla
     return [verdict(claim, rows) for claim in (REGISTRY if registry is None else registry)]
 
 
+def claim(claim_id: str) -> Claim:
+    """The claim of :data:`REGISTRY` with this id."""
+    for candidate in REGISTRY:
+        if candidate.id == claim_id:
+            return candidate
+    raise KeyError(f"no claim {claim_id!r} in the registry")
+
+
+def chapter_verdict(claim_id: str, results) -> Verdict:
+    """A claim decided from a chapter's own :class:`~proofbook.results.Results` (the rows written so far):
+    what a chapter glues when its text says whether the paper's claim holds."""
+    rows = {results.notebook: [vars(row) for row in results.rows]}
+    return verdict(claim(claim_id), index_rows(rows))
+
+
+def verdict_text(found: Verdict, digits: int = 3) -> str:
+    """``"contradicted (A - B = +0.137, 95% interval +0.051 to +0.221, test)"``: what a chapter's text glues."""
+    if found.code == UNTESTED:
+        return f"untested ({found.why})"
+    what = {"value": "value", "difference": "A - B", "ratio": "A / B"}[found.claim.kind]
+    interval = f", 95% interval {found.low:+.{digits}f} to {found.high:+.{digits}f}" if found.low is not None else ""
+    return f"{found.name} ({what} = {found.value:+.{digits}f}{interval}, {found.split})"
+
+
 def verdict_rows(found: Sequence[Verdict]) -> list[dict]:
     """The verdicts as result rows: dataset ``claims``, system = claim id, metric ``verdict``."""
     return [{"dataset": "claims", "split": v.split or "none", "system": v.claim.id, "metric": "verdict",

@@ -50,6 +50,7 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
+from proofbook import claims, intervals
 from proofbook.models import ArtifactCache, set_seed
 from proofbook.results import Results
 from proofbook.viz import save_figure, use_style
@@ -103,18 +104,18 @@ training
 
 # %%
 run = experiments.run_experiments(data, models, settings, cache, progress=not smoke)
-for row in experiments.metric_rows(run):
+for row in experiments.metric_rows(run, seed=seed):
     results.add(**row)
-veracity = experiments.results_table([r for r in experiments.metric_rows(run) if r["metric"] != "question_recall"])
-veracity[["accuracy", "macro_f1", "mae", "soft_accuracy"]].style.format("{:.3f}")
+system_rows = [vars(row) for row in results.rows if "-vs-" not in row.system and row.metric != "question_recall"]
+intervals.interval_table(system_rows, ["accuracy", "macro_f1", "mae", "soft_accuracy"], index=("dataset", "split", "system"))
 
 # %% [markdown]
 # *Table: six-way veracity on each evaluation split (accuracy, macro-F1 and soft accuracy: fractions, higher
-# is better; MAE: label steps, lower is better).  ClaimDecomp dev has no evidence rows: the evidence
-# classifier was trained on it.*
+# is better; MAE: label steps, lower is better), each with its 95% bootstrap interval over the claims.
+# ClaimDecomp dev has no evidence rows: the evidence classifier was trained on it.*
 
 # %%
-plot = pd.DataFrame([r for r in experiments.metric_rows(run) if r["dataset"] == "claimdecomp" and r["split"] == "test"
+plot = pd.DataFrame([r for r in system_rows if r["dataset"] == "claimdecomp" and r["split"] == "test"
                      and r["metric"] in ("macro_f1", "mae")])
 order = [s for s in experiments.CLAIM_SYSTEMS if s in set(plot.get("system", []))]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
@@ -161,40 +162,19 @@ pd.Series(run.search_dropped, name="results dropped (ClaimDecomp test)").to_fram
 # qualitative claims are compared.
 
 # %%
-def value(system, metric):
-    return results.value("claimdecomp", "test", system, metric)
-
-
-have = {s for (_, _, s) in run.predictions}
-claims = []
-if {"claim-only", "web-summaries", "justification"} <= have:
-    checks = [
-        ("retrieved evidence (summaries) beats claim-only on macro-F1",
-         value("web-summaries", "macro_f1") > value("claim-only", "macro_f1"),
-         f"{value('web-summaries', 'macro_f1'):.3f} vs {value('claim-only', 'macro_f1'):.3f}"),
-        ("retrieved evidence (summaries) beats claim-only on MAE",
-         value("web-summaries", "mae") < value("claim-only", "mae"),
-         f"{value('web-summaries', 'mae'):.3f} vs {value('claim-only', 'mae'):.3f}"),
-        ("retrieved evidence beats the always-half-true MAE",
-         value("web-summaries", "mae") < value("always-half-true", "mae"),
-         f"{value('web-summaries', 'mae'):.3f} vs {value('always-half-true', 'mae'):.3f}"),
-        ("summaries beat raw snippets on macro-F1",
-         value("web-summaries", "macro_f1") > value("web-snippets", "macro_f1"),
-         f"{value('web-summaries', 'macro_f1'):.3f} vs {value('web-snippets', 'macro_f1'):.3f}"),
-        ("the justification (oracle) is the upper bound on macro-F1",
-         value("justification", "macro_f1") >= max(value(s, "macro_f1") for s in ("claim-only", "web-snippets", "web-summaries")),
-         f"{value('justification', 'macro_f1'):.3f}"),
-    ]
-    claims = [{"the paper reports": text, "this run": "holds" if ok else "does not hold", "numbers": numbers}
-              for text, ok, numbers in checks]
-    for i, (_, ok, numbers) in enumerate(checks):
-        glue(f"claim{i}", ("holds" if ok else "does not hold") + f" ({numbers})", display=False)
-comparison = pd.DataFrame(claims)
-comparison
+chapter_claims = [claims.chapter_verdict(claim_id, results) for claim_id in
+                  ("W1-evidence-vs-claim-only", "W2-justification-upper-bound", "W3-summaries-vs-snippets")]
+for found in chapter_claims:
+    glue(found.claim.id.replace("-", "_"), claims.verdict_text(found), display=False)
+claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", "rule", "verdict"]]
 
 # %% [markdown]
-# Retrieved summaries vs the claim alone on macro-F1: {glue:text}`claim0`; on MAE: {glue:text}`claim1`.
-# The oracle justification as the upper bound: {glue:text}`claim4`.
+# *Table: the paper's claims that this chapter tests, decided by the reproduction report's rules (this run:
+# A - B in MAE, with its 95% paired bootstrap interval over the same claims).*
+#
+# Retrieved summaries against the claim alone: {glue:text}`W1_evidence_vs_claim_only`.  The gold
+# justification as the upper bound above retrieved evidence: {glue:text}`W2_justification_upper_bound`.
+# Summaries against raw snippets: {glue:text}`W3_summaries_vs_snippets`.
 #
 # Why this run can differ from the paper:
 #

@@ -28,9 +28,12 @@ def test_wild_notebook_smoke(source, smoke_run):
         expected |= {("claimdecomp", "test", s, "question_recall") for s in ("questions-trained", "questions-cached")}
         assert expected <= keys, sorted(expected - keys)
         assert not any(k[1] == "dev" and k[2] == "justification" for k in keys)  # trained on dev: not reported
+        assert {("claimdecomp", "test", "web-summaries-vs-claim-only", m) for m in ("mae", "mae:ci95_low")} <= keys
         for r in data["rows"]:
-            if r["metric"] != "mae":
-                assert 0 <= r["value"] <= 1, r
+            if r["metric"].startswith("mae"):          # label steps, and their intervals
+                continue
+            low = -1 if "-vs-" in r["system"] else 0  # a difference A - B may be negative
+            assert low <= r["value"] <= 1, r
         assert run["figures"]
     if source.stem == "01_method":
         assert ("claimdecomp", "test", "pipeline-cached-extractive", "seconds_per_claim") in keys

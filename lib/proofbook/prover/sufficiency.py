@@ -291,23 +291,66 @@ def simulate_stopping(system: str, traces, claims, dataset: str, decide, limit: 
     return StoppingRun(system, stops, decisions, rankings, details, seconds / count if count else 0.0)
 
 
-def stopping_metrics(run: StoppingRun, claims) -> list[dict]:
-    """Rows ``{"metric", "value", "n"}``: suff_acc, suff_f1 (over decision points), recall@5, avg_hops (over claims)."""
+def _decision_scores(decisions: Sequence[Sequence[tuple[bool, bool]]]) -> tuple[float, float]:
+    """``(suff_acc, suff_f1)`` over the decision points of the given claims (``(decided, truth)`` pairs)."""
+    points = [p for per in decisions for p in per]
+    if not points:
+        return 0.0, 0.0
+    tp = sum(d and t for d, t in points)
+    fp = sum(d and not t for d, t in points)
+    fn = sum(t and not d for d, t in points)
+    return sum(d == t for d, t in points) / len(points), (2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+
+
+def _per_claim_recall(run: StoppingRun, claims) -> list[float]:
     from proofbook.retrieval.metrics import recall_at_k
 
-    points = [p for per in run.decisions for p in per]
+    return [float(recall_at_k(run.rankings[c.id], c.gold_titles, 5)) for c in claims]
+
+
+def stopping_metrics(run: StoppingRun, claims, seed: int = 0) -> list[dict]:
+    """Rows ``{"metric", "value", "n"}``: suff_acc, suff_f1 (over decision points), recall@5, avg_hops (over
+    claims), each with its 95% bootstrap interval; the bootstrap resamples claims, with all their decision
+    points (:mod:`proofbook.intervals`)."""
+    from proofbook import intervals
+
     rows = []
-    if points:
-        correct = sum(d == t for d, t in points)
-        tp = sum(d and t for d, t in points)
-        fp = sum(d and not t for d, t in points)
-        fn = sum(t and not d for d, t in points)
-        f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-        rows += [{"metric": "suff_acc", "value": correct / len(points), "n": len(points)},
-                 {"metric": "suff_f1", "value": f1, "n": len(points)}]
-    recall = [recall_at_k(run.rankings[c.id], c.gold_titles, 5) for c in claims]
-    rows += [{"metric": "recall@5", "value": sum(recall) / len(claims), "n": len(claims)},
-             {"metric": "avg_hops", "value": sum(run.stops) / len(run.stops), "n": len(claims)}]
+    n_points = sum(len(per) for per in run.decisions)
+    if n_points:
+        accuracy, f1 = _decision_scores(run.decisions)
+        for index, (metric, value) in enumerate((("suff_acc", accuracy), ("suff_f1", f1))):
+            low, high = intervals.interval(lambda idx: _decision_scores([run.decisions[i] for i in idx])[index],
+                                           len(run.decisions), seed)
+            rows += intervals.interval_rows({"metric": metric, "value": value, "n": n_points}, low, high)
+    rows += intervals.mean_rows({}, "recall@5", _per_claim_recall(run, claims), seed)
+    rows += intervals.mean_rows({}, "avg_hops", [float(s) for s in run.stops], seed)
+    return rows
+
+
+#: the paired comparisons ``A-vs-B`` (same claims, same traces): the natural-logic rule against each
+#: baseline of the paper's Table 6
+COMPARISONS = tuple(("suff-natlog", other) for other in ("suff-always", "suff-never", "suff-classifier",
+                                                          "suff-lexical", "fixed-2"))
+
+
+def stopping_differences(runs: dict[str, StoppingRun], claims, seed: int = 0) -> list[dict]:
+    """System ``A-vs-B`` rows in suff_f1 and recall@5 for :data:`COMPARISONS`, with paired intervals."""
+    from proofbook import intervals
+
+    rows = []
+    for a, b in COMPARISONS:
+        if a not in runs or b not in runs:
+            continue
+        run_a, run_b = runs[a], runs[b]
+        rows += intervals.difference_rows({}, a, b, "recall@5", _per_claim_recall(run_a, claims),
+                                          _per_claim_recall(run_b, claims), seed)
+        value = _decision_scores(run_a.decisions)[1] - _decision_scores(run_b.decisions)[1]
+        low, high = intervals.interval(
+            lambda idx: _decision_scores([run_a.decisions[i] for i in idx])[1]
+            - _decision_scores([run_b.decisions[i] for i in idx])[1], len(claims), seed)
+        n = sum(len(per) for per in run_a.decisions)
+        rows += intervals.interval_rows({"system": f"{a}-vs-{b}", "metric": "suff_f1", "value": value, "n": n},
+                                        low, high)
     return rows
 
 

@@ -373,15 +373,49 @@ def run_experiments(data: WildData, models: Models, settings: WildSettings, cach
     return Run.from_json(saved)
 
 
-def metric_rows(run: Run) -> list[dict]:
-    """Result rows (:mod:`proofbook.results`) for every system and metric of a run."""
+#: the paired comparisons ``A-vs-B`` on the same claims: each evidence condition against the claim alone,
+#: the gold justification (the upper bound) against retrieved evidence, summaries against snippets
+COMPARISONS = (("web-summaries", "claim-only"), ("web-snippets", "claim-only"), ("justification", "claim-only"),
+               ("justification", "web-summaries"), ("web-summaries", "web-snippets"))
+
+
+def metric_rows(run: Run, seed: int = 0) -> list[dict]:
+    """Result rows (:mod:`proofbook.results`) for every system and metric of a run, each veracity metric with
+    its 95% bootstrap interval over the claims, and the paired differences of :data:`COMPARISONS` in accuracy
+    and MAE."""
+    from proofbook import intervals
+    from proofbook.classifier.metrics import macro_f1
+
     rows = []
     for (dataset, split, system), p in run.predictions.items():
-        for metric, value in veracity_metrics(p["gold"], p["predicted"]).items():
-            rows.append(dict(dataset=dataset, split=split, system=system, metric=metric, value=value, n=len(p["gold"])))
+        gold, predicted = np.asarray(p["gold"]), np.asarray(p["predicted"])
+        base = dict(dataset=dataset, split=split, system=system)
+        values = veracity_metrics(gold, predicted)
+        for metric, per_claim in _per_claim(gold, predicted).items():
+            rows += intervals.mean_rows(base, metric, per_claim, seed)
+        low, high = intervals.interval(lambda idx: macro_f1(gold[idx], predicted[idx]), len(gold), seed)
+        rows += intervals.interval_rows({**base, "metric": "macro_f1", "value": values["macro_f1"], "n": len(gold)},
+                                        low, high)
+    for (dataset, split, system_a), p in run.predictions.items():
+        for a, b in COMPARISONS:
+            other = run.predictions.get((dataset, split, b))
+            if system_a != a or other is None:
+                continue
+            if list(p["ids"]) != list(other["ids"]):
+                raise ValueError(f"{dataset} {split}: {a} and {b} were not run on the same claims in the same order")
+            mine, theirs = (_per_claim(np.asarray(q["gold"]), np.asarray(q["predicted"])) for q in (p, other))
+            for metric in ("accuracy", "mae"):
+                rows += intervals.difference_rows(dict(dataset=dataset, split=split), a, b, metric, mine[metric],
+                                                  theirs[metric], seed)
     for system, (value, n) in run.question_recall.items():
         rows.append(dict(dataset="claimdecomp", split="test", system=system, metric="question_recall", value=value, n=n))
     return rows
+
+
+def _per_claim(gold: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-claim values whose means are accuracy, MAE and soft accuracy (for the bootstrap)."""
+    errors = np.abs(predicted - gold).astype(float)
+    return {"accuracy": (errors == 0).astype(float), "mae": errors, "soft_accuracy": (errors <= 1).astype(float)}
 
 
 def flipped_claims(run: Run, data: WildData, system: str = "web-summaries") -> list[dict]:

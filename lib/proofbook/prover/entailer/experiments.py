@@ -564,16 +564,32 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
     return runs
 
 
-def run_rows(runs: dict[str, SystemRun], dataset: str, split: str) -> list[dict]:
+#: the paired comparisons ``A-vs-B`` of the chapter (on the same questions): proof against direct
+#: answering ("no accuracy penalty"), sampling against greedy search, depth 1 against depth 3, and the
+#: combination against direct
+COMPARISONS = (("entailer-sampled-d1", "direct"), ("entailer-sampled-d1", "entailer-greedy-d1"),
+               ("entailer-sampled-d1", "entailer-sampled-d3"), ("entailer-greedy-d1", "entailer-greedy-d3"),
+               ("entailer+direct-d1", "direct"))
+
+
+def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0) -> list[dict]:
+    """Accuracy (with its 95% bootstrap interval), seconds per question, the faithfulness break (with its
+    interval) and the paired accuracy differences of :data:`COMPARISONS`."""
+    from proofbook import intervals
+
+    base = dict(dataset=dataset, split=split)
+    correct = {system: [float(p == g) for p, g in zip(run.predictions(), run.gold)] for system, run in runs.items()}
     rows = []
     for system, run in runs.items():
         n = len(run.answers)
-        rows.append(dict(dataset=dataset, split=split, system=system, metric="accuracy", value=run.accuracy, n=n))
-        rows.append(dict(dataset=dataset, split=split, system=system, metric="seconds_per_question",
-                         value=run.seconds_per_question, n=n))
+        rows += intervals.mean_rows({**base, "system": system}, "accuracy", correct[system], seed)
+        rows.append(dict(**base, system=system, metric="seconds_per_question", value=run.seconds_per_question, n=n))
         if system.startswith("entailer+direct"):
-            rows.append(dict(dataset=dataset, split=split, system=system, metric="faithfulness_break",
-                             value=run.faithfulness_break, n=n))
+            breaks = [float(a.faithfulness_break) for a in run.answers]
+            rows += intervals.mean_rows({**base, "system": system}, "faithfulness_break", breaks, seed)
+    for a, b in COMPARISONS:
+        if a in correct and b in correct:
+            rows += intervals.difference_rows(base, a, b, "accuracy", correct[a], correct[b], seed)
     return rows
 
 

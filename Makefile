@@ -9,12 +9,13 @@ DATA_DIR ?= data
 # Extra pip options for torch, e.g. TORCH_PIP_OPTS="--index-url <PyTorch CPU index>" on other machines.
 TORCH_PIP_OPTS ?=
 
-.PHONY: install wordnet data notebooks book test test-unit check clean help
+.PHONY: install wordnet chromium data notebooks book check-book test test-unit check clean help
 
 help:
 	@echo "make book   - install, fetch the data, run every notebook (papermill), build the HTML book in _build/html"
 	@echo "make test   - install and run the tests"
 	@echo "make check  - are the committed results from a clean commit and what the current code computes?"
+	@echo "make check-book - open every page of the built book in headless Chromium (errors, images, glue, offline)"
 	@echo "make data   - fill $(DATA_DIR)/ from DATA_MIRROR=$(DATA_MIRROR) or the official sources"
 	@echo "make clean  - remove executed notebooks, stamps and the built book"
 
@@ -35,6 +36,10 @@ install: $(VENV)/.installed
 wordnet: install
 	PROOFBOOK_PYTHON=$(BIN)/python scripts/install_wordnet.sh
 
+# Headless Chromium (Debian package, apt-get as root when missing) for the browser check of the book.
+chromium:
+	scripts/install_chromium.sh
+
 data: install
 	$(BIN)/python -m proofbook data --dest $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
 
@@ -45,8 +50,12 @@ book: notebooks
 	$(BIN)/jupyter-book build . --builder html -W --keep-going
 	@echo "The book is in _build/html/index.html"
 
+check-book: install chromium
+	$(BIN)/python -m proofbook check-book
+
 test: install
 	PROOFBOOK_PYTHON=$(BIN)/python scripts/install_wordnet.sh || echo "WordNet unavailable: its tests will be skipped"
+	scripts/install_chromium.sh || echo "Chromium unavailable: the browser check of the smoke book will be skipped"
 	@if unshare --net sh -c 'ip link set lo up' >/dev/null 2>&1; then \
 	  echo "Running the tests in a fresh network namespace (unshare --net): loopback only, for child processes too"; \
 	  echo "unshare --net sh -c 'ip link set lo up && exec $(BIN)/python -m pytest'"; \

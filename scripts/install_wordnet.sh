@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# WordNet 3.0 offline for the lexical natural-logic baseline (proofbook.prover.wordnet; stack.md "WordNet").
+# WordNet 3.0 offline for the lexical natural-logic baseline (proofbook.prover.wordnet: Debian packages wordnet-base and wordnet-sense-index).
 # Idempotent and quick: apt-get runs only when /usr/share/wordnet is missing and we are root; then the files
 # are copied into $NLTK_DATA/corpora/wordnet (default .cache/nltk_data) with a generated lexnames file.
 set -euo pipefail

@@ -3,6 +3,8 @@
 - ``run NOTEBOOK.py [-p NAME VALUE ...] [--output PATH]``: execute one notebook (see :mod:`proofbook.runner`).
 - ``run-all [-p NAME VALUE ...] [--force]``: every notebook of the book, skipping unchanged ones.
 - ``data [--dest data] [--mirror DIR] [--only FOLDER ...]``: fill the data directory (see :mod:`proofbook.data.fetch`).
+- ``check-book [--html DIR] [--allow-empty-tables]``: open every page of the built book in headless Chromium
+  (see :mod:`proofbook.bookcheck`).
 - ``check [--structure] [--results-dir DIR] [--data-dir DIR]``: are the results files well formed, from a
   clean commit, and what the current code computes on the data (see :mod:`proofbook.check`)?
 """
@@ -41,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--results-dir", default=None, help="default: results/")
     check.add_argument("--data-dir", default=None, help="default: $PROOFBOOK_DATA, data/, else ../shared/data")
 
+    book = commands.add_parser("check-book", help="open every page of the built book in headless Chromium")
+    book.add_argument("--html", default=None, help="the built book (default: _build/html)")
+    book.add_argument("--allow-empty-tables", action="store_true", help="for the smoke book, whose tiny runs "
+                      "can leave a table empty")
+
     args = parser.parse_args(argv)
     if args.command == "run":
         from proofbook.runner import run_notebook
@@ -55,6 +62,15 @@ def main(argv: list[str] | None = None) -> int:
         from proofbook.check import main as check_main
 
         return check_main(args.structure, args.results_dir, args.data_dir)
+    elif args.command == "check-book":
+        from proofbook.bookcheck import check_book
+        from proofbook.data.base import PROJECT_ROOT
+
+        problems = check_book(args.html or PROJECT_ROOT / "_build" / "html", args.allow_empty_tables)
+        for problem in problems:
+            print(problem)
+        print(f"[check-book] {len(problems)} problem(s)" if problems else "[check-book] every page is fine")
+        return 1 if problems else 0
     elif args.command == "data":
         from proofbook.data.fetch import fetch_all
 

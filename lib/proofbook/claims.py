@@ -300,7 +300,8 @@ REGISTRY: tuple[Claim, ...] = (
           ">", 0.5, "ProoFVer's robustness claim (Krishna et al. 2022), which AdMIRaL's prover inherits; "
           "threshold: the balanced classes' majority rate .5", "admiral/06_sufficiency"),
     _diff("W1-evidence-vs-claim-only", "wild", "retrieved evidence (claim-focused summaries) lowers the error "
-          "against the claim alone", _WILD, "claimdecomp", "web-summaries", "claim-only", "mae",
+          "against the claim alone (trained on the same examples)", _WILD, "claimdecomp", "web-summaries",
+          "claim-only-matched", "mae",
           f"Chen et al. 2023, veracity results; {_DIRECTION} (lower MAE)", "wild/02_experiments", side="<"),
     _diff("W2-justification-upper-bound", "wild", "the gold justification is an upper bound above retrieved "
           "evidence", _WILD, "claimdecomp", "justification", "web-summaries", "mae",

@@ -9,6 +9,7 @@
 # | system | what the classifier reads | trained on |
 # |---|---|---|
 # | `claim-only` | `"{person} {venue} {claim}"` | LIAR train |
+# | `claim-only-matched` | `"{person} {venue} {claim}"` | the `claim-only` model, then the evidence classifier's own examples (LIAR-PLUS `val2` + ClaimDecomp dev) *without* their evidence: it and the evidence conditions differ only in the input text |
 # | `justification` | claim `[SEP]` PolitiFact's justification, verdict sentences removed (oracle) | the `claim-only` model, then LIAR-PLUS `val2` + ClaimDecomp dev with their justifications |
 # | `web-snippets` | claim `[SEP]` the top-5 documents of fine-grained retrieval over the cached, site-filtered search results | same as `justification` |
 # | `web-summaries` | claim `[SEP]` extractive claim-focused summaries of those documents | same as `justification` |
@@ -84,14 +85,16 @@ models = experiments.train_models(data, settings, cache, progress=not smoke)
 training = pd.DataFrame([{"classifier": s.name, "trained on": s.sources, "examples": len(s.examples),
                           "near-duplicates removed": s.removed, "cleaned against": s.cleaned_against}
                          for s in sets.values()]).set_index("classifier")
-summaries = {"claim-only": models.claim_only.summary, "evidence": models.evidence.summary}
+summaries = {"claim-only": models.claim_only.summary, "claim-only-matched": models.claim_only_matched.summary,
+             "evidence": models.evidence.summary}
 training["selection MAE"] = [summaries[name].get("best_selection_mae") for name in training.index]
 training["train / selection"] = [f"{summaries[n]['counts']['train']} / {summaries[n]['counts']['selection']}"
                                  for n in training.index]
 training["train seconds"] = [summaries[n].get("seconds") for n in training.index]
 training["examples/s"] = [summaries[n].get("examples_per_second") for n in training.index]
-training["max tokens"] = [settings.claim_only.max_length, settings.evidence.max_length]
-training["epochs"] = [settings.claim_only.epochs, settings.evidence.epochs]
+stage = {name: settings.claim_only if name == "claim-only" else settings.evidence for name in training.index}
+training["max tokens"] = [stage[name].max_length for name in training.index]
+training["epochs"] = [stage[name].epochs for name in training.index]
 for name, s in sets.items():
     glue(f"removed_{name}", s.removed, display=False)
 training

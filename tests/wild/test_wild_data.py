@@ -22,6 +22,10 @@ def test_training_sets_hold_no_evaluation_claim(data):
     test_keys = {statement_key(c.claim) for c in data.claimdecomp["test"]}
     assert not test_keys & {statement_key(e.statement) for e in sets["evidence"].examples}
     assert all(e.evidence for e in sets["evidence"].examples)
+    # the matched claim-only set: the evidence set's very examples, with the evidence removed
+    matched = sets["claim-only-matched"].examples
+    assert [(e.claim_id, e.text, e.label) for e in matched] == [(e.claim_id, e.text, e.label) for e in sets["evidence"].examples]
+    assert not any(e.evidence for e in matched)
 
 
 def test_replay_drops_fact_check_sites_the_cache_holds(data):

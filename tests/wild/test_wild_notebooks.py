@@ -11,7 +11,8 @@ from proofbook import runner
 pytestmark = pytest.mark.notebook
 
 CHAPTERS = sorted((runner.NOTEBOOKS / "wild").glob("0*.py"))
-CLAIMDECOMP_TEST = ("claim-only", "justification", "web-snippets", "web-summaries", "always-half-true")
+CLAIMDECOMP_TEST = ("claim-only", "claim-only-matched", "justification", "web-snippets", "web-summaries",
+                    "always-half-true")
 METRICS = ("accuracy", "macro_f1", "mae", "soft_accuracy")
 
 

@@ -11,7 +11,10 @@ only call this module and display what it returns.
   justifications (evaluated on ClaimDecomp test only, so its dev rows are not reported).  By default the
   evidence classifier starts from the trained claim-only classifier (``evidence_from_claim_only``): 1.3k
   claims with evidence are too few to learn the six labels from scratch, and this way the two systems
-  differ only by the evidence fine-tuning.
+  differ only by the evidence fine-tuning.  ``claim-only-matched`` takes the same path on the *same*
+  examples with the evidence removed (claim-only model, then fine-tuned on LIAR-PLUS ``val2`` + ClaimDecomp
+  dev without their justifications), so that it and the evidence conditions differ only in the input
+  text, not in what they were trained on.
 * :func:`train_models` -- both classifiers and the question generator, each through the ArtifactCache.
 * :class:`Pipeline` -- one claim through the five stages (decomposition, search, fine-grained
   retrieval, summaries, veracity), with the time of each stage.
@@ -41,7 +44,8 @@ from proofbook.wild.search import Page, ReplaySearch, SearchOutcome
 from proofbook.wild.summaries import IRRELEVANT, ExtractiveSummariser
 
 PAPER = "wild"
-CLAIM_SYSTEMS = ("claim-only", "justification", "web-snippets", "web-summaries", "always-half-true")
+CLAIM_SYSTEMS = ("claim-only", "claim-only-matched", "justification", "web-snippets", "web-summaries",
+                 "always-half-true")
 EVIDENCE_SYSTEMS = ("justification", "web-snippets", "web-summaries")
 
 
@@ -158,6 +162,9 @@ def training_sets(data: WildData) -> dict[str, TrainingSet]:
     return {
         "claim-only": TrainingSet("claim-only", claim_only, removed_a, "LIAR train (no evidence)",
                                   "ClaimDecomp test + dev, LIAR valid (+ test when present)"),
+        "claim-only-matched": TrainingSet("claim-only-matched", [replace(e, evidence="") for e in evidence], removed_b,
+                                          "the evidence set's examples without their evidence; by default "
+                                          "continuing from the claim-only model", "ClaimDecomp test"),
         "evidence": TrainingSet("evidence", evidence, removed_b,
                                 "LIAR-PLUS val2 + ClaimDecomp dev, each with its justification (verdict sentences removed) as "
                                 "evidence; by default continuing from the claim-only model",
@@ -171,6 +178,7 @@ class Models:
     evidence: VeracityClassifier
     generator: TrainedQuestionGenerator | None
     seconds: dict[str, float]
+    claim_only_matched: VeracityClassifier | None = None
 
 
 def train_models(data: WildData, settings: WildSettings, cache: ArtifactCache | None = None,
@@ -190,6 +198,10 @@ def train_models(data: WildData, settings: WildSettings, cache: ArtifactCache | 
     evidence = VeracityClassifier.cached("wild-veracity-evidence", sets["evidence"].examples, evidence_settings,
                                          cache, progress)
     seconds["evidence classifier"] = time.perf_counter() - start
+    start = time.perf_counter()
+    matched = VeracityClassifier.cached("wild-veracity-claim-only-matched", sets["claim-only-matched"].examples,
+                                        evidence_settings, cache, progress)
+    seconds["claim-only classifier on the evidence examples"] = time.perf_counter() - start
     trained = None
     if generator:
         start = time.perf_counter()
@@ -197,7 +209,7 @@ def train_models(data: WildData, settings: WildSettings, cache: ArtifactCache | 
                                                   data=data.root / pf.CLAIMDECOMP_FOLDER / "finetune_train.jsonl",
                                                   progress=progress)
         seconds["question generator"] = time.perf_counter() - start
-    return Models(claim_only, evidence, trained, seconds)
+    return Models(claim_only, evidence, trained, seconds, matched)
 
 
 # --- the pipeline --------------------------------------------------------------------------------
@@ -331,6 +343,10 @@ def compute_run(data: WildData, models: Models, settings: WildSettings, progress
         pipeline = replay_pipeline(data, summariser=ExtractiveSummariser(threshold=settings.summary_threshold))
         snippets, summaries, dropped = web_evidence(claims, pipeline, progress)
         seconds["web evidence (search, fine-grained retrieval, summaries)"] = time.perf_counter() - start
+        if models.claim_only_matched is not None:
+            plain = claimdecomp_examples(claims)
+            record("claimdecomp", "test", "claim-only-matched", plain,
+                   models.claim_only_matched.predict(plain, progress=progress))
         justification = {str(c.example_id): " ".join(" ".join(p.split()) for p in c.justification) for c in claims}
         evidence = {"justification": justification, "web-snippets": snippets, "web-summaries": summaries}
         for system in EVIDENCE_SYSTEMS:
@@ -364,7 +380,8 @@ def run_experiments(data: WildData, models: Models, settings: WildSettings, cach
                     progress: bool = True) -> Run:
     """:func:`compute_run`, cached as JSON (key: settings, evaluation claims, data files)."""
     cache = cache or ArtifactCache()
-    config = {"settings": asdict(settings), "generator": models.generator is not None,
+    config = {"settings": asdict(settings), "generator": models.generator is not None, "systems": CLAIM_SYSTEMS,
+              "matched": models.claim_only_matched is not None,
               "evaluation": {f"{d}/{s}": [str(getattr(r, "example_id", getattr(r, "id", ""))) for r in records]
                              for (d, s), records in data.evaluation.items()},
               "data": file_fingerprint(data.files())}
@@ -373,10 +390,12 @@ def run_experiments(data: WildData, models: Models, settings: WildSettings, cach
     return Run.from_json(saved)
 
 
-#: the paired comparisons ``A-vs-B`` on the same claims: each evidence condition against the claim alone,
+#: the paired comparisons ``A-vs-B`` on the same claims: each evidence condition against the claim alone
+#: trained on the same examples (``claim-only-matched``) and against the book's first claim-only model,
 #: the gold justification (the upper bound) against retrieved evidence, summaries against snippets
-COMPARISONS = (("web-summaries", "claim-only"), ("web-snippets", "claim-only"), ("justification", "claim-only"),
-               ("justification", "web-summaries"), ("web-summaries", "web-snippets"))
+COMPARISONS = (("web-summaries", "claim-only-matched"), ("web-snippets", "claim-only-matched"),
+               ("justification", "claim-only-matched"), ("web-summaries", "claim-only"), ("web-snippets", "claim-only"),
+               ("justification", "claim-only"), ("justification", "web-summaries"), ("web-summaries", "web-snippets"))
 
 
 def metric_rows(run: Run, seed: int = 0) -> list[dict]:

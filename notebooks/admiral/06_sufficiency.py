@@ -318,16 +318,19 @@ verdicts = {}
 for part in ("dev", "test"):
     pairs = list(read_fever_symmetric(data_path, part))[:n_pairs]
     accuracy, best = sufficiency.verdict_accuracy(prover.generator, pairs, beam=settings.verdict_beam)
-    results.add("fever_symmetric", part, "natlog-automaton", "verdict_acc", accuracy, len(pairs))
+    results.extend(sufficiency.verdict_rows(pairs, best, part, seed=seed))
     verdicts[part] = pd.Series([b.verdict if b else "no proof" for b in best]).value_counts()
-    glue(f"verdict_acc_{part}", f"{accuracy:.3f}", display=False)
-results.save()
+    low, high = (results.value("fever_symmetric", part, "natlog-automaton", f"verdict_acc{bound}")
+                 for bound in (intervals.LOW, intervals.HIGH))
+    glue(f"verdict_acc_{part}", f"{accuracy:.3f} (95% interval {low:.3f} to {high:.3f})", display=False)
+found = paper_claims.chapter_verdict("C3f-fever-symmetric-verdicts", results)
+glue("C3f_fever_symmetric_verdicts", paper_claims.verdict_text(found), display=False)
 pd.DataFrame(verdicts).fillna(0).astype(int)
 
 # %% [markdown]
 # *Table: verdicts of the best proof per pair.*  Verdict accuracy: {glue:text}`verdict_acc_dev` (dev),
 # {glue:text}`verdict_acc_test` (test); a constant answer would get about half, since each claim appears with
-# both labels.
+# both labels.  The report's verdict on "above the majority rate .5": {glue:text}`C3f_fever_symmetric_verdicts`.
 #
 # ## Error analysis: where do proofs go wrong?
 #

@@ -579,6 +579,15 @@ def verdict_accuracy(generator, pairs, beam: int = 1, batch_size: int = 16) -> t
     return (sum(correct) / len(pairs) if pairs else 0.0), best
 
 
+def verdict_rows(pairs, best: Sequence[Proof | None], split: str, seed: int = 0) -> list[dict]:
+    """``verdict_acc`` of the best proofs on FEVER-Symmetric ``split``, with its 95% bootstrap interval."""
+    from proofbook import intervals
+
+    correct = [float(b is not None and b.verdict == p.label) for b, p in zip(best, pairs)]
+    return intervals.mean_rows({"dataset": "fever_symmetric", "split": split, "system": "natlog-automaton"},
+                               "verdict_acc", correct, seed)
+
+
 ERROR_KINDS = ("alignment", "operator", "automaton", "no proof kept")
 
 

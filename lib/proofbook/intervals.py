@@ -30,22 +30,23 @@ def resamples(n: int, seed: int = 0, n_resamples: int = N_RESAMPLES) -> np.ndarr
     return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
 
 
+def _percentiles(estimates: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    """The central ``level`` percentile interval of bootstrap estimates."""
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(estimates, [tail, 100 - tail])
+    return float(low), float(high)
+
+
 def interval(statistic: Callable[[np.ndarray], float], n: int, seed: int = 0,
              n_resamples: int = N_RESAMPLES, level: float = LEVEL) -> tuple[float, float]:
     """The percentile interval of ``statistic(indices)`` over bootstrap resamples of ``n`` examples."""
-    values = np.array([statistic(indices) for indices in resamples(n, seed, n_resamples)], dtype=float)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
+    return _percentiles(np.array([statistic(idx) for idx in resamples(n, seed, n_resamples)], dtype=float), level)
 
 
 def mean_interval(values: Sequence[float], seed: int = 0) -> tuple[float, float]:
     """The interval of the mean of per-example values (1/0 for an accuracy or a recall)."""
     array = np.asarray(values, dtype=float)
-    means = array[resamples(len(array), seed)].mean(axis=1)
-    tail = (1 - LEVEL) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
+    return _percentiles(array[resamples(len(array), seed)].mean(axis=1))
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float], seed: int = 0) -> tuple[float, float, float]:

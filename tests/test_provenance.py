@@ -109,3 +109,25 @@ def test_a_glue_name_shown_but_never_glued_is_found(tmp_path):
 @pytest.mark.parametrize("source", runner.book_notebooks(), ids=runner.notebook_id)
 def test_every_glue_name_of_the_book_is_glued(source):
     assert check.glue_problems(source) == []
+
+
+def test_git_commit_is_dirty_for_changed_code_but_not_for_the_notebooks_outputs(tmp_path):
+    import subprocess
+
+    from proofbook.results import git_commit
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    for folder in ("lib", "results", "figures"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "f.txt").write_text("one\n")
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    assert not git_commit(tmp_path).endswith("-dirty")
+    (tmp_path / "results" / "f.txt").write_text("two\n")      # a run rewrote its results and figures
+    (tmp_path / "figures" / "f.txt").write_text("two\n")
+    assert not git_commit(tmp_path).endswith("-dirty")
+    (tmp_path / "lib" / "f.txt").write_text("two\n")          # the code changed
+    assert git_commit(tmp_path).endswith("-dirty")

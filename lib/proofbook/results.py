@@ -45,14 +45,21 @@ class Row:
             raise ValueError(f"result row {self.dataset}/{self.system}/{self.metric}: n must be a count, got {self.n!r}")
 
 
+#: what the notebooks write: a changed file here does not make the work tree dirty (a full run rewrites
+#: every results file and figure one chapter after another, from the same clean code)
+OUTPUT_FOLDERS = ("results", "figures")
+
+
 def git_commit(root: Path = PROJECT_ROOT) -> str:
-    """The checked-out commit (with ``-dirty`` if the work tree differs), or ``unknown``."""
+    """The checked-out commit (with ``-dirty`` if a tracked file outside :data:`OUTPUT_FOLDERS` differs), or
+    ``unknown``."""
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
         if sha.returncode != 0:
             return "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=10)
+        outputs = [f":(exclude){folder}" for folder in OUTPUT_FOLDERS]
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *outputs],
+                               cwd=root, capture_output=True, text=True, timeout=10)
         return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"

@@ -176,6 +176,13 @@ def chapter_verdict(claim_id: str, results) -> Verdict:
     return verdict(claim(claim_id), index_rows(rows))
 
 
+def chapter_verdicts(results, registry: Sequence[Claim] | None = None) -> list[Verdict]:
+    """Every claim whose rows this chapter writes, decided from its :class:`~proofbook.results.Results`:
+    the rows of a chapter's "paper vs this run" table (:func:`claims_table`)."""
+    rows = index_rows({results.notebook: [vars(row) for row in results.rows]})
+    return [verdict(c, rows) for c in (REGISTRY if registry is None else registry) if c.a.notebook == results.notebook]
+
+
 def verdict_text(found: Verdict, digits: int = 3) -> str:
     """``"contradicted (A - B = +0.137, 95% interval +0.051 to +0.221, test)"``: what a chapter's text glues."""
     if found.code == UNTESTED:
@@ -268,6 +275,10 @@ REGISTRY: tuple[Claim, ...] = (
           "all titles", _RET, "hover", "admiral-fulltrie", "initial", "recall@5",
           f"Aly & Vlachos 2022, Table 2 (+9.1 on HoVer) in the paper's own setting; {_DIRECTION}",
           "admiral/02_experiments", 0.091),
+    _diff("C1f-model-vs-mentions", "admiral", "the title model adds recall over the candidate titles it "
+          "chooses from, ranked without it", _RET, "hover", "admiral", "mentions-only", "recall@5",
+          "Aly & Vlachos 2022, §3: the new documents are the generator's (the paper's hop has no string-matching "
+          f"step, so its whole gain is the model's); {_DIRECTION}", "admiral/02_experiments"),
     Claim("C2a-memory-vs-dense", "admiral", "the index needs 5-10x less memory than a dense index", "ratio",
           Ref(_EFF, "hover-x1", "dense-mdr", "index_bytes"), ">", 5.0,
           "Aly & Vlachos 2022, §5.3: about 10x less than MDR, 5x less than Baleen; threshold 5x",

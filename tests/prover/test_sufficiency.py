@@ -157,7 +157,7 @@ def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_c
     task = RetrievalTask("toy", corpus, [], claims)
     settings, cache = experiments.TrainingSettings.smoke(0), ArtifactCache(tmp_path)
     assert earlier_traces(task, claims[:2], settings, 5, claims, cache) is None          # no run cached
-    run = experiments.TaskRun("toy", claims, {}, [trace(c.claim) for c in claims], [], [], {})
+    run = experiments.TaskRun("toy", claims, {}, [trace(c.claim) for c in claims], [], [], [], {})
     cache.cache_pickle("admiral-run", experiments.run_key(task, claims, settings, experiments.book_config(beam=5),
                                                            False), lambda: run)
     found = earlier_traces(task, [claims[2], claims[0]], settings, 5, claims, cache)

@@ -10,6 +10,8 @@ turns a task into the ranked document lists of each system:
   hop model trained and decoded without sentence pointers (paper Table 3);
 - ``admiral-fulltrie``: ``admiral`` decoding over the prefix tree of *all* corpus titles (the paper's
   setting), when the book's ``admiral`` narrows each hop to linked titles (``AdmiralConfig.hop_titles``);
+- ``mentions-only``: ``admiral`` with the hop model replaced by :class:`proofbook.retrieval.admiral.MentionsOnly`
+  (the same narrowed titles, ranked by the reranker, no generation): what the title model adds;
 - ``dense-mdr``: the MDR-style dense baseline (:mod:`proofbook.retrieval.dense`).
 
 The reranker and the hop models are trained once on the training claims of HoVer and FEVEROUS-S
@@ -26,7 +28,7 @@ from typing import Sequence
 
 from proofbook.models import ArtifactCache, TrainConfig, fingerprint
 from proofbook.models.cache import object_codec
-from proofbook.retrieval.admiral import Admiral, AdmiralConfig
+from proofbook.retrieval.admiral import Admiral, AdmiralConfig, MentionsOnly
 from proofbook.retrieval.autoregressive import AutoregressiveRetriever, make_examples
 from proofbook.retrieval.bm25 import DocumentIndex
 from proofbook.retrieval.pretraining import copy_examples
@@ -42,7 +44,8 @@ SMOKE_LIMIT = 12
 #: datasets on which the book also runs ``admiral-fulltrie`` (it costs about a third of a dataset's run time;
 #: HoVer only, to fit the chapters' time budget)
 FULLTRIE_DATASETS = ("hover",)
-SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "admiral-fulltrie", "dense-mdr")
+SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "admiral-fulltrie", "mentions-only",
+           "dense-mdr")
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,7 @@ class TaskRun:
     traces: list                                     # admiral traces (2 iterations)
     notjoint_traces: list
     fulltrie_traces: list
+    mentions_traces: list
     seconds: dict[str, float]                        # system -> seconds per claim
 
 
@@ -192,7 +196,8 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
                 dense_cache: ArtifactCache | None = None, progress: bool = True, fulltrie: bool = True) -> TaskRun:
     """Rank ``claims`` with every system of :data:`SYSTEMS` (same claims for all).
 
-    ``fulltrie=False`` leaves out ``admiral-fulltrie`` (when the book's config already decodes over the
+    ``mentions-only`` runs when the config narrows the hops to linked titles (otherwise there is nothing
+    to rank without the model).  ``fulltrie=False`` leaves out ``admiral-fulltrie`` (when the book's config already decodes over the
     corpus tree it is the same system; the book runs it on HoVer only, to fit the time budget).
     """
     from proofbook.retrieval.dense import DenseIndex
@@ -214,6 +219,11 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
     if fulltrie:
         full = build_admiral(task, components, dataclasses.replace(config, hop_titles="corpus"), index=index)
         fulltrie_traces = full.retrieve_many(texts, progress=progress, initial=traces)
+    mentions_traces = []
+    if config.hop_titles == "linked":
+        models = {0: for_corpus(components.hop_models[0], task), 1: MentionsOnly(components.reranker, task.corpus)}
+        mentions = Admiral(task.corpus, index, components.reranker, models, config)
+        mentions_traces = mentions.retrieve_many(texts, progress=progress, initial=traces)
 
     start = time.perf_counter()
     dense = DenseIndex(task.corpus, cache=dense_cache or ArtifactCache(), progress=progress)
@@ -230,14 +240,18 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
     }
     if fulltrie:
         rankings["admiral-fulltrie"] = {i: t.ranking() for i, t in zip(ids, fulltrie_traces)}
-    return TaskRun(task.dataset, list(claims), rankings, traces, notjoint_traces, fulltrie_traces, seconds)
+    if mentions_traces:
+        rankings["mentions-only"] = {i: t.ranking() for i, t in zip(ids, mentions_traces)}
+    return TaskRun(task.dataset, list(claims), rankings, traces, notjoint_traces, fulltrie_traces, mentions_traces,
+                   seconds)
 
 
 #: the paired comparisons ``A-vs-B`` of the book (each where both systems ran): the paper's claim C1
 #: (the hop against the initial retrieval and BM25), its ablations (Top-1, Not-joint), the paper's own
-#: full-tree setting, and the dense baseline
+#: full-tree setting, what the title model adds over its candidates alone, and the dense baseline
 COMPARISONS = (("admiral", "initial"), ("admiral", "bm25"), ("admiral", "admiral-top1"),
-               ("admiral", "admiral-notjoint"), ("admiral-fulltrie", "initial"), ("admiral", "dense-mdr"))
+               ("admiral", "admiral-notjoint"), ("admiral-fulltrie", "initial"), ("admiral", "mentions-only"),
+               ("mentions-only", "initial"), ("admiral", "dense-mdr"))
 
 
 def _compared(metric: str) -> bool:
@@ -289,7 +303,7 @@ def task_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, 
 def run_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig,
             fulltrie: bool) -> dict:
     """The cache key of :func:`cached_run`."""
-    return {**task_key(task, claims, settings, config), "fulltrie": fulltrie}
+    return {**task_key(task, claims, settings, config), "fulltrie": fulltrie, "systems": list(SYSTEMS)}
 
 
 def stored_run(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig = AdmiralConfig(),

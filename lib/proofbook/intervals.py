@@ -78,6 +78,12 @@ def difference_rows(base: dict, a: str, b: str, metric: str, a_values: Sequence[
                          low, high)
 
 
+def relation(low: float, high: float, reference: float) -> str:
+    """Where an interval lies against a reference value: ``"above"``, ``"below"`` or
+    ``"indistinguishable from"`` (the interval contains it)."""
+    return "above" if low > reference else "below" if high < reference else "indistinguishable from"
+
+
 def is_interval(metric: str) -> bool:
     """Whether a metric name is an interval bound (``...:ci95_low`` / ``...:ci95_high``)."""
     return metric.endswith(LOW) or metric.endswith(HIGH)

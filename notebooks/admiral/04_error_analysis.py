@@ -29,7 +29,8 @@ from proofbook.data.feverous import read_feverous_claims
 from proofbook.models import set_seed
 from proofbook.results import Results
 from proofbook.retrieval import experiments
-from proofbook.retrieval.errors import STAGES, error_rows
+from proofbook import intervals
+from proofbook.retrieval.errors import STAGES, error_rows, most_common_text
 from proofbook.retrieval.metrics import recall_at_k
 from proofbook.retrieval.tasks import load_task, smoke_task
 from proofbook.viz import save_figure, use_style
@@ -85,13 +86,10 @@ plt.show()
 # initial retrieval and of AdMIRaL by hop count (right); HoVer evaluation claims, pooled corpus.*
 
 # %%
-top_stage = hover_errors.stage.value_counts()
-glue("top_stage", top_stage.index[0] if len(top_stage) else "none", display=False)
-glue("top_stage_share", f"{top_stage.iloc[0] / top_stage.sum():.0%}" if len(top_stage) else "0%", display=False)
+glue("top_stage", most_common_text(hover_errors.to_dict("records")), display=False)
 
 # %% [markdown]
-# On HoVer, the most common fate of a missing gold document is *{glue:text}`top_stage`*
-# ({glue:text}`top_stage_share` of the missing documents).
+# On HoVer, the most common fate of a missing gold document is {glue:text}`top_stage`.
 #
 # ## Ambiguous titles
 #
@@ -104,9 +102,12 @@ gold = pd.DataFrame([{"dataset": name, "title": title, "ambiguous": title.endswi
                      for name, run in runs.items() for c in run.claims for title in c.gold_titles])
 ambiguity = gold.groupby(["dataset", "ambiguous"])["found"].agg(["mean", "size"]).rename(
     columns={"mean": "share found in top 5", "size": "gold documents"})
-for (dataset, ambiguous), row in ambiguity.iterrows():
-    results.add(dataset, "dev", "admiral", f"doc_recall@5/{'ambiguous' if ambiguous else 'plain'}_title",
-                float(row["share found in top 5"]), int(row["gold documents"]))
+for (dataset, ambiguous), part in gold.groupby(["dataset", "ambiguous"]):
+    base = {"dataset": dataset, "split": "dev", "system": "admiral"}
+    metric = f"doc_recall@5/{'ambiguous' if ambiguous else 'plain'}_title"
+    results.extend(intervals.mean_rows(base, metric, part["found"].astype(float).tolist(), seed))
+ambiguity["95% interval"] = ["[{:.3f}, {:.3f}]".format(*intervals.mean_interval(part["found"].astype(float), seed))
+                             for _, part in gold.groupby(["dataset", "ambiguous"])]
 ambiguity
 
 # %% [markdown]

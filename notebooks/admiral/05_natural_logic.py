@@ -34,6 +34,7 @@ import seaborn as sns
 from IPython.display import HTML, display
 from myst_nb import glue
 
+from proofbook import intervals
 from proofbook.data.base import resolve_data_dir
 from proofbook.data.natlog import read_fewshot_processed
 from proofbook.models import set_seed
@@ -84,7 +85,9 @@ automaton_agreement = sum(natlog.verdict(e.steps[i].operator for i in range(len(
                           for e in firsts) / len(firsts)
 glue("fewshot_agreement", f"{automaton_agreement:.3f}", display=False)
 glue("fewshot_claims", len(firsts), display=False)
-results.add("qanatver-fewshot", "train", "natlog-automaton", "verdict_acc", automaton_agreement, len(firsts))
+agreement = [float(natlog.verdict(step.operator for step in e.steps) == e.verdict) for e in firsts]
+results.extend(intervals.mean_rows({"dataset": "qanatver-fewshot", "split": "train", "system": "natlog-automaton"},
+                                   "verdict_acc", agreement, seed))
 
 # %% [markdown]
 # The automaton reproduces the file's verdict for {glue:text}`fewshot_agreement` of the
@@ -152,10 +155,20 @@ accuracy = sum(g == p for g, p in zip(heldout_gold, heldout_pred)) / len(heldout
 for op, row in scores.iterrows():
     results.add("qanatver-heldout", "heldout", "operator-model", f"precision/{op}", row["precision"], len(heldout_pred))
     results.add("qanatver-heldout", "heldout", "operator-model", f"recall/{op}", row["recall"], int(row["support"]))
-results.add("qanatver-heldout", "heldout", "operator-model", "accuracy", accuracy, len(heldout_gold))
 lexical_pred = [lexical_operator(x.claim_span, x.evidence_span) for x in data.heldout]
 lexical_accuracy = sum(g == p for g, p in zip(heldout_gold, lexical_pred)) / len(heldout_gold)
-results.add("qanatver-heldout", "heldout", "lexical", "accuracy", lexical_accuracy, len(heldout_gold))
+correct = {"operator-model": [float(g == p) for g, p in zip(heldout_gold, heldout_pred)],
+           "lexical": [float(g == p) for g, p in zip(heldout_gold, lexical_pred)]}
+base = {"dataset": "qanatver-heldout", "split": "heldout"}
+for system, values in correct.items():
+    results.extend(intervals.mean_rows({**base, "system": system}, "accuracy", values, seed))
+results.extend(intervals.difference_rows(base, "operator-model", "lexical", "accuracy", correct["operator-model"],
+                                         correct["lexical"], seed))
+glue("operator_vs_lexical", "{:+.3f} (95% interval {:+.3f} to {:+.3f})".format(
+    results.value("qanatver-heldout", "heldout", "operator-model-vs-lexical", "accuracy"),
+    results.value("qanatver-heldout", "heldout", "operator-model-vs-lexical", "accuracy" + intervals.LOW),
+    results.value("qanatver-heldout", "heldout", "operator-model-vs-lexical", "accuracy" + intervals.HIGH)),
+    display=False)
 glue("operator_accuracy", f"{accuracy:.3f}", display=False)
 glue("lexical_accuracy", f"{lexical_accuracy:.3f}", display=False)
 glue("excluded_claims", data.excluded_claims, display=False)

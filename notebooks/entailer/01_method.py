@@ -44,6 +44,7 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
+from proofbook import intervals
 from proofbook.data.base import resolve_data_dir
 from proofbook.models import set_seed
 from proofbook.prover.entailer import experiments
@@ -86,10 +87,15 @@ training
 # The rest of the book uses the writer with the higher F1.
 
 # %%
-writer_table = pd.DataFrame([vars(s) for s in components.writer_scores]).set_index("writer")
+writer_table = pd.DataFrame([{k: v for k, v in vars(s).items() if k != "per_question_f1"}
+                             for s in components.writer_scores]).set_index("writer")
 for score in components.writer_scores:
-    for metric in ("token_f1", "exact_match"):
-        results.add("entailmentbank", "dev", f"hypotheses-{score.writer}", metric, getattr(score, metric), score.n)
+    base = {"dataset": "entailmentbank", "split": "dev", "system": f"hypotheses-{score.writer}"}
+    for row in intervals.mean_rows(base, "token_f1", score.per_question_f1, seed):
+        results.add(**row)
+    results.add("entailmentbank", "dev", f"hypotheses-{score.writer}", "exact_match", score.exact_match, score.n)
+writer_table["token_f1 95% interval"] = [
+    "[{:.3f}, {:.3f}]".format(*intervals.mean_interval(s.per_question_f1, seed)) for s in components.writer_scores]
 glue("writer_used", components.writer.name, display=False)
 glue("writer_f1_rules", f"{writer_table.loc['rules', 'token_f1']:.3f}", display=False)
 glue("writer_f1_learned", f"{writer_table.loc['learned', 'token_f1']:.3f}", display=False)

@@ -34,6 +34,7 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
+from proofbook import intervals
 from proofbook.data.base import resolve_data_dir
 from proofbook.models import set_seed
 from proofbook.prover.entailer import experiments
@@ -67,8 +68,13 @@ print(f"OBQA {split_name}: {len(questions)} questions, {SYSTEM} accuracy {run.ac
 counts = pd.Series([e["category"] for e in wrong], dtype=object).value_counts().reindex(
     experiments.ERROR_CATEGORIES, fill_value=0)
 shares = counts / max(1, len(wrong))
-for category, share in shares.items():
-    results.add("obqa", split_name, SYSTEM, f"error_share/{category}", float(share), len(wrong))
+base = {"dataset": "obqa", "split": split_name, "system": SYSTEM}
+for category in shares.index:
+    if wrong:
+        is_category = [float(e["category"] == category) for e in wrong]
+        results.extend(intervals.mean_rows(base, f"error_share/{category}", is_category, seed))
+    else:
+        results.add("obqa", split_name, SYSTEM, f"error_share/{category}", 0.0, 0)
 paper = pd.Series({"belief": 0.33, "reasoning: near-tautology": 0.20 * 0.47, "reasoning": 0.47 * 0.80,
                    "dataset": 0.20})
 table = pd.DataFrame({"wrong answers": counts, "share (this run, rules)": shares, "share (paper, people)": paper})
@@ -126,7 +132,11 @@ pd.DataFrame(demo["taught"])
 changes = pd.DataFrame(demo["changes"])
 changed = changes[changes.before != changes.after]
 after = demo["after"]
-results.add("obqa", split_name, f"{SYSTEM}+memory", "accuracy", after.accuracy, len(questions))
+after_correct = [float(p == g) for p, g in zip(after.predictions(), after.gold)]
+before_correct = [float(p == g) for p, g in zip(run.predictions(), run.gold)]
+results.extend(intervals.mean_rows({**base, "system": f"{SYSTEM}+memory"}, "accuracy", after_correct, seed))
+results.extend(intervals.difference_rows(base, f"{SYSTEM}+memory", SYSTEM, "accuracy", after_correct, before_correct,
+                                         seed))
 results.add("obqa", split_name, f"{SYSTEM}+memory", "answers_changed", len(changed) / max(1, len(questions)),
             len(questions))
 glue("n_taught", len(demo["taught"]), display=False)

@@ -69,7 +69,7 @@ plt.show()
 # ## MAE by gold label
 
 # %%
-mae_table, mae_rows = experiments.mae_by_label_frame(run, systems)
+mae_table, mae_rows = experiments.mae_by_label_frame(run, systems, seed=seed)
 results.extend(mae_rows)
 mae_table.style.format("{:.2f}")
 

@@ -46,3 +46,25 @@ def error_rows(traces: Sequence, claims: Sequence, k: int = 5) -> list[dict]:
 
 def stage_counts(rows: Sequence[dict]) -> Counter:
     return Counter(row["stage"] for row in rows)
+
+
+def most_common_stages(rows: Sequence[dict]) -> tuple[list[str], int, int]:
+    """``(stages, count, total)``: every stage that lost the most missing documents (several on a tie, in
+    :data:`STAGES` order), how many each lost, and how many documents are missing in all."""
+    counts = stage_counts(rows)
+    if not counts:
+        return [], 0, 0
+    top = max(counts.values())
+    return [s for s in STAGES if counts.get(s) == top], top, sum(counts.values())
+
+
+def most_common_text(rows: Sequence[dict]) -> str:
+    """The most common fate of a missing document as a sentence part, naming a tie as a tie."""
+    stages, count, total = most_common_stages(rows)
+    if not stages:
+        return "none: no gold document is missing"
+    share = f"{count} of {total} missing documents ({count / total:.0%})"
+    if len(stages) == 1:
+        return f"*{stages[0]}*, {share}"
+    names = ", ".join(f"*{s}*" for s in stages[:-1]) + f" and *{stages[-1]}*"
+    return f"a {len(stages)}-way tie between {names}, {share} each"

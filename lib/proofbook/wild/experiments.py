@@ -395,7 +395,8 @@ def run_experiments(data: WildData, models: Models, settings: WildSettings, cach
 #: the gold justification (the upper bound) against retrieved evidence, summaries against snippets
 COMPARISONS = (("web-summaries", "claim-only-matched"), ("web-snippets", "claim-only-matched"),
                ("justification", "claim-only-matched"), ("web-summaries", "claim-only"), ("web-snippets", "claim-only"),
-               ("justification", "claim-only"), ("justification", "web-summaries"), ("web-summaries", "web-snippets"))
+               ("justification", "claim-only"), ("justification", "web-summaries"), ("justification", "web-snippets"),
+               ("web-summaries", "web-snippets"))
 
 
 def metric_rows(run: Run, seed: int = 0) -> list[dict]:
@@ -551,18 +552,24 @@ def llm_summaries(trace: Trace) -> list[str] | None:
     return LLMSummariser().summarise_many(trace.claim.claim, trace.questions, trace.evidence_texts)
 
 
-def mae_by_label_frame(run: Run, systems: Sequence[str], dataset: str = "claimdecomp", split: str = "test"):
-    """``(table, rows)``: MAE of each system by gold label (rows: label and claim count), and result rows."""
+def mae_by_label_frame(run: Run, systems: Sequence[str], dataset: str = "claimdecomp", split: str = "test",
+                       seed: int = 0):
+    """``(table, rows)``: MAE of each system by gold label (rows: label and claim count), and result rows,
+    each MAE with its 95% bootstrap interval over that label's claims."""
     import pandas as pd
 
+    from proofbook import intervals
     from proofbook.classifier.metrics import mae_by_label
 
     table, rows = {}, []
     for system in systems:
         p = run.predictions[(dataset, split, system)]
+        gold, predicted = np.asarray(p["gold"]), np.asarray(p["predicted"])
         for label, (value, n) in mae_by_label(p["gold"], p["predicted"]).items():
             table.setdefault((pf.LABELS[label], n), {})[system] = value
-            rows.append(dict(dataset=dataset, split=split, system=system, metric=f"mae/{pf.LABELS[label]}", value=value, n=n))
+            errors = np.abs(predicted[gold == label] - label).astype(float).tolist()
+            rows += intervals.mean_rows(dict(dataset=dataset, split=split, system=system),
+                                        f"mae/{pf.LABELS[label]}", errors, seed)
     index = pd.MultiIndex.from_tuples(list(table), names=["gold label", "claims"]) if table else None
     return pd.DataFrame(list(table.values()), index=index, columns=list(systems)), rows
 

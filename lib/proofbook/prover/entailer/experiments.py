@@ -587,10 +587,31 @@ def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0
         if system.startswith("entailer+direct"):
             breaks = [float(a.faithfulness_break) for a in run.answers]
             rows += intervals.mean_rows({**base, "system": system}, "faithfulness_break", breaks, seed)
+            if "direct" in runs:
+                same = [float(p == d) for p, d in zip(run.predictions(), runs["direct"].predictions())]
+                rows += intervals.mean_rows({**base, "system": system}, "same_answer_as_direct", same, seed)
     for a, b in COMPARISONS:
         if a in correct and b in correct:
             rows += intervals.difference_rows(base, a, b, "accuracy", correct[a], correct[b], seed)
     return rows
+
+
+def chance_row(questions, dataset: str, split: str) -> dict:
+    """The accuracy of guessing uniformly among each question's options (OBQA: 1/4; QASC: 1/8)."""
+    if not questions:
+        raise ValueError(f"{dataset} {split}: no questions")
+    value = sum(1 / len(q.options) for q in questions) / len(questions)
+    return dict(dataset=dataset, split=split, system="chance", metric="accuracy", value=value, n=len(questions))
+
+
+def combined_text(same_share: float, break_share: float) -> str:
+    """What Entailer+Direct did, from its share of answers equal to ``direct``'s and of faithfulness breaks."""
+    if same_share == 1.0:
+        return ("it gave `direct`'s answer on every question: the combination collapsed into `direct` (the "
+                "direct score outweighs the proof score wherever they disagree), so every disagreement between "
+                f"proof and answer is a faithfulness break ({break_share:.0%} of the questions)")
+    return (f"it gave `direct`'s answer on {same_share:.0%} of the questions and broke faithfulness on "
+            f"{break_share:.0%}")
 
 
 def direct_all(questions, components: Components, batch_size: int = 256, progress: bool = True) -> tuple[float, float]:

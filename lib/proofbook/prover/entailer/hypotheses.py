@@ -194,14 +194,15 @@ class WriterScore:
     exact_match: float
     token_f1: float
     n: int
+    per_question_f1: tuple[float, ...] = ()     # the token F1 of each question (for its bootstrap interval)
 
 
 def hypothesis_metrics(writer_name: str, predicted: Sequence[str], gold: Sequence[str]) -> WriterScore:
     if len(predicted) != len(gold) or not gold:
         raise ValueError(f"{len(predicted)} predicted vs {len(gold)} gold hypotheses")
     exact = sum(_tokens(p) == _tokens(g) for p, g in zip(predicted, gold)) / len(gold)
-    f1 = sum(token_f1(p, g) for p, g in zip(predicted, gold)) / len(gold)
-    return WriterScore(writer_name, exact, f1, len(gold))
+    f1s = tuple(token_f1(p, g) for p, g in zip(predicted, gold))
+    return WriterScore(writer_name, exact, sum(f1s) / len(gold), len(gold), f1s)
 
 
 def compare_writers(writers: Sequence, trees) -> list[WriterScore]:

@@ -91,3 +91,16 @@ def test_strip_verdict_removes_ratings_and_definitions():
     assert strip_verdict(text) == "The bill passed in 2019."
     assert strip_verdict("Taxes rose 5%. That is why we give them our lowest rating, Pants On Fire!") == "Taxes rose 5%."
     assert strip_verdict("It is true that taxes rose.") == "It is true that taxes rose."
+
+
+def test_the_test_time_justification_has_its_verdict_removed_as_in_training():
+    from types import SimpleNamespace
+
+    from proofbook.classifier.veracity import claimdecomp_examples
+    from proofbook.wild.experiments import test_justification
+
+    claim = SimpleNamespace(example_id="7", claim="c", person="p", venue="v", label=2,
+                            justification=["The bill  passed in 2019.", "We rate it Half True."])
+    assert test_justification(claim) == "The bill passed in 2019."
+    [trained] = claimdecomp_examples([claim], "justification")
+    assert trained.evidence == test_justification(claim)

@@ -33,7 +33,7 @@ import numpy as np
 
 from proofbook.classifier.metrics import veracity_metrics
 from proofbook.classifier.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
-                                           constant_predictions, liar_examples, remove_near_duplicates)
+                                           constant_predictions, liar_examples, remove_near_duplicates, strip_verdict)
 from proofbook.data import politifact as pf
 from proofbook.data.base import resolve_data_dir
 from proofbook.models.cache import ArtifactCache, file_fingerprint, json_codec
@@ -347,7 +347,7 @@ def compute_run(data: WildData, models: Models, settings: WildSettings, progress
             plain = claimdecomp_examples(claims)
             record("claimdecomp", "test", "claim-only-matched", plain,
                    models.claim_only_matched.predict(plain, progress=progress))
-        justification = {str(c.example_id): " ".join(" ".join(p.split()) for p in c.justification) for c in claims}
+        justification = {str(c.example_id): test_justification(c) for c in claims}
         evidence = {"justification": justification, "web-snippets": snippets, "web-summaries": summaries}
         for system in EVIDENCE_SYSTEMS:
             examples = claimdecomp_examples(claims, {c.example_id: evidence[system][str(c.example_id)] for c in claims})
@@ -376,11 +376,23 @@ def compute_run(data: WildData, models: Models, settings: WildSettings, progress
     return Run(predictions, evidence, recall, dropped, seconds)
 
 
+def test_justification(claim) -> str:
+    """The justification an evaluation claim's ``justification`` condition reads: PolitiFact's text with the
+    sentences that state or define the rating removed, exactly as in training (``strip_verdict``)."""
+    return strip_verdict(" ".join(" ".join(p.split()) for p in claim.justification))
+
+
+#: enters the run's cache key; raised when what a run computes changes (2: the test-time justification has
+#: its verdict sentences removed, as the training justifications always had)
+RUN_VERSION = 2
+
+
 def run_experiments(data: WildData, models: Models, settings: WildSettings, cache: ArtifactCache | None = None,
                     progress: bool = True) -> Run:
     """:func:`compute_run`, cached as JSON (key: settings, evaluation claims, data files)."""
     cache = cache or ArtifactCache()
     config = {"settings": asdict(settings), "generator": models.generator is not None, "systems": CLAIM_SYSTEMS,
+              "version": RUN_VERSION,
               "matched": models.claim_only_matched is not None,
               "evaluation": {f"{d}/{s}": [str(getattr(r, "example_id", getattr(r, "id", ""))) for r in records]
                              for (d, s), records in data.evaluation.items()},
@@ -449,16 +461,33 @@ def flipped_claims(run: Run, data: WildData, system: str = "web-summaries") -> l
     for claim_id, gold, before, after in zip(a["ids"], a["gold"], a["predicted"], b["predicted"]):
         if before != after:
             claim = claims[claim_id]
-            rows.append({"claim": claim.claim, "gold": pf.LABELS[gold], "claim-only": pf.LABELS[before],
+            rows.append({"claim id": str(claim.example_id), "claim": claim.claim, "gold": pf.LABELS[gold], "claim-only": pf.LABELS[before],
                          system: pf.LABELS[after], "closer": abs(after - gold) < abs(before - gold),
                          "evidence": run.evidence.get(system, {}).get(claim_id.split(":", 1)[1], "")})
     return rows
 
 
+def claim_predictions(run: Run, data: WildData, example_id: str) -> list[dict]:
+    """One ClaimDecomp test claim (by ``example_id``) in every condition of the run: the prediction and the
+    evidence text that condition read.  An id that is not a test claim of the run is a ValueError."""
+    from proofbook.examples import by_id
+
+    claim = by_id(data.claimdecomp["test"], example_id, key=lambda c: c.example_id, what="claim",
+                  where="ClaimDecomp test")
+    wanted, rows = f"claimdecomp:{claim.example_id}", []
+    for (dataset, split, system), p in run.predictions.items():
+        if (dataset, split) == ("claimdecomp", "test") and wanted in p["ids"]:
+            i = list(p["ids"]).index(wanted)
+            rows.append({"condition": system, "gold": pf.LABELS[p["gold"][i]], "predicted": pf.LABELS[p["predicted"][i]],
+                         "evidence": run.evidence.get(system, {}).get(str(claim.example_id), "")})
+    if not rows:
+        raise ValueError(f"example_id {example_id!r}: this run has no prediction for that claim (limit?)")
+    return rows
+
+
 def predict_conditions(models: Models, claim, trace: Trace) -> dict[str, np.ndarray]:
     """Label probabilities for one ClaimDecomp claim under claim-only and the three evidence conditions."""
-    justification = " ".join(" ".join(p.split()) for p in claim.justification)
-    texts = {"justification": justification, "web-snippets": trace.web_snippets, "web-summaries": trace.web_summaries}
+    texts = {"justification": test_justification(claim), "web-snippets": trace.web_snippets, "web-summaries": trace.web_summaries}
     out = {"claim-only": models.claim_only.predict_proba(claimdecomp_examples([claim]), progress=False)[0]}
     for system, text in texts.items():
         out[system] = models.evidence.predict_proba(claimdecomp_examples([claim], {claim.example_id: text}),

@@ -7,6 +7,9 @@
   (see :mod:`proofbook.bookcheck`).
 - ``check [--structure] [--results-dir DIR] [--data-dir DIR]``: are the results files well formed, from a
   clean commit, and what the current code computes on the data (see :mod:`proofbook.check`)?
+- ``explain admiral "CLAIM" | entailer "QUESTION" --options A B ... | wild --claim-id ID
+  [--json] [--html FILE] [--smoke]``: one example through a paper's method, step by step, with the models
+  ``make book`` cached (see :mod:`proofbook.explain`).
 """
 from __future__ import annotations
 
@@ -48,6 +51,22 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--allow-empty-tables", action="store_true", help="for the smoke book, whose tiny runs "
                       "can leave a table empty")
 
+    explain = commands.add_parser("explain", help="one claim or question through a paper's method, step by step")
+    papers = explain.add_subparsers(dest="paper", required=True)
+    admiral = papers.add_parser("admiral", help="AdMIRaL's retrieval loop and sufficiency proofs for a claim")
+    admiral.add_argument("claim", help="the claim text")
+    entailer = papers.add_parser("entailer", help="Entailer's entailment trees for a multiple-choice question")
+    entailer.add_argument("question", help="the question text")
+    entailer.add_argument("--options", nargs="+", required=True, help="the answer options (labelled A, B, ...)")
+    wild = papers.add_parser("wild", help="the five stages of claims in the wild for a ClaimDecomp claim")
+    wild.add_argument("--claim-id", required=True, help="a ClaimDecomp example_id")
+    for sub in (admiral, entailer, wild):
+        sub.add_argument("--json", action="store_true", help="print the trace as JSON")
+        sub.add_argument("--html", default=None, metavar="FILE", help="also write the trace as a standalone page")
+        sub.add_argument("--smoke", action="store_true", help="tiny models trained in seconds (answers mean nothing)")
+        sub.add_argument("--data-dir", default=None, help="default: $PROOFBOOK_DATA, data/, else ../shared/data")
+        sub.add_argument("--seed", type=int, default=0)
+
     args = parser.parse_args(argv)
     if args.command == "run":
         from proofbook.runner import run_notebook
@@ -71,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
             print(problem)
         print(f"[check-book] {len(problems)} problem(s)" if problems else "[check-book] every page is fine")
         return 1 if problems else 0
+    elif args.command == "explain":
+        from proofbook.explain import main as explain_main
+
+        return explain_main(args.paper, args)
     elif args.command == "data":
         from proofbook.data.fetch import fetch_all
 

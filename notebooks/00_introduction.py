@@ -13,6 +13,8 @@
 # %% [markdown]
 # # Evidence retrieval and faithful reasoning, reproduced on a CPU
 #
+# **Papers and data:** {cite:p}`aly2022admiral,chen2023wild,tafjord2022entailer`.
+#
 # This book re-implements three papers, runs every experiment on real public data on an ordinary
 # 2-core CPU, and shows where each method works and where it fails:
 #
@@ -49,6 +51,13 @@
 # | `smoke` | `False` | tiny sizes so the notebook runs in seconds (the tests use it) |
 # | `results_dir` | `"results"` | numbers go to `{results_dir}/{paper}/{stem}.json` |
 # | `figures_dir` | `"figures"` | figures go to `{figures_dir}/{paper}/` |
+#
+# The method and error-analysis chapters also take the examples they walk through: `example_id` (an id from
+# the data: that example is shown), `sample_seed` (which examples they list, drawn with that seed) and
+# `n_examples` (how many).  Without `example_id` each shows the first example on which its mechanism matters,
+# found by a rule it names.  Each chapter ends with exercises: what to change, what to predict before
+# rerunning, and where to look.  `python -m proofbook explain admiral "CLAIM"` (also `entailer`, `wild`)
+# walks one example of your own through a paper's method with the models the book trained.
 #
 # Each experiment writes its numbers as rows `dataset / split / system / metric / value / n` to a results
 # file; the tables and figures of the book and the tests all read that file.

@@ -13,6 +13,8 @@
 # %% [markdown]
 # # The reproduction report
 #
+# **Papers and data:** {cite:p}`aly2022admiral,chen2023wild,tafjord2022entailer,efron1993bootstrap`.
+#
 # **Overview.** This page lists every claim of the three papers that the book tests, with the paper's number,
 # this run's number and its 95% bootstrap interval where the chapter computes one, and a verdict.  The
 # verdicts are not written by hand: each claim is one rule in the library (`proofbook.claims.REGISTRY`: which

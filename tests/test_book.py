@@ -36,7 +36,7 @@ def test_a_page_with_faults_is_refused(tmp_path):
 def test_the_smoke_book_builds_clean_and_reads_well_in_a_browser(smoke_run, tmp_path):
     book = tmp_path / "book"
     book.mkdir()
-    for name in ("_config.yml", "_toc.yml"):
+    for name in ("_config.yml", "_toc.yml", "references.bib", "references.md", "checkpoints.md"):
         shutil.copy(PROJECT_ROOT / name, book / name)
     for source in runner.book_notebooks():
         target = book / source.relative_to(PROJECT_ROOT).with_suffix(".ipynb")

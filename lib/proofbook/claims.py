@@ -211,8 +211,9 @@ def unknown_rows(rows_by_notebook: dict[str, Iterable[dict]], registry: Sequence
     return problems
 
 
-def load_rows(results_dir: os.PathLike | str, skip: Sequence[str] = ("report/",)) -> dict[str, list[dict]]:
-    """``notebook -> rows`` of every results file under ``results_dir`` (except the report's own), each
+def load_rows(results_dir: os.PathLike | str, skip: Sequence[str] = ("report/", "reference/")) -> dict[str, list[dict]]:
+    """``notebook -> rows`` of every results file under ``results_dir`` (except the report's own and the
+    reference pages', which read the report), each
     checked by :func:`proofbook.results.load_results` and noted as read (the report's digest hashes them)."""
     found = {}
     for path in sorted(Path(results_dir).rglob("*.json")):

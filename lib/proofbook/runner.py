@@ -339,7 +339,8 @@ def run_notebook(source: str | os.PathLike, parameters: dict | None = None, outp
 
 
 def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:
-    """The notebooks listed in ``_toc.yml``, in book order; an entry with no ``.py`` source is an error."""
+    """The notebooks listed in ``_toc.yml``, in book order.  An entry with a ``.md`` file is a page the book
+    renders as it is (the references); an entry with neither a ``.py`` source nor a ``.md`` page is an error."""
     import yaml
 
     entries: list[str] = []
@@ -357,10 +358,11 @@ def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:
                 walk(item)
 
     walk(yaml.safe_load(toc.read_text(encoding="utf-8")))
-    missing = [entry for entry in entries if not (PROJECT_ROOT / f"{entry}.py").is_file()]
+    pages = [entry for entry in entries if (PROJECT_ROOT / f"{entry}.md").is_file()]
+    missing = [entry for entry in entries if entry not in pages and not (PROJECT_ROOT / f"{entry}.py").is_file()]
     if missing:
-        raise FileNotFoundError(f"{toc}: entries with no notebook source (<entry>.py): {missing}")
-    return [PROJECT_ROOT / f"{entry}.py" for entry in entries]
+        raise FileNotFoundError(f"{toc}: entries with no notebook source (<entry>.py) or page (<entry>.md): {missing}")
+    return [PROJECT_ROOT / f"{entry}.py" for entry in entries if entry not in pages]
 
 
 def _data_listing(parameters: dict) -> list[str]:

@@ -1,15 +1,19 @@
 # %% [markdown]
 # # AdMIRaL: one claim through every step
 #
+# **Papers and data:** {cite:p}`aly2022admiral,decao2021genre,robertson2009bm25,wang2020minilm,jiang2020hover`.
+#
 # **Overview.** AdMIRaL (Aly & Vlachos 2022) retrieves the documents a multi-hop claim needs in
 # *iterations*.  Iteration 1 combines BM25 with titles generated from the claim, and a sentence reranker
 # picks the best sentences.  Each further iteration feeds the claim and those sentences to a seq2seq model
 # that writes the *pointer* of the sentence it builds on and the *title* of a new document, constrained by a
 # prefix tree of every title in the corpus.  This chapter follows one real HoVer claim through every step.
 #
-# **Which claim.** The first 3-hop claim of the HoVer evaluation part, in file order (the first claim if
-# there is none) -- not a hand-picked success.  The models are the ones trained in the experiments chapter (loaded from the cache, or trained here
-# with the same settings).
+# **Which claim.** Chosen by a rule, not by hand (`proofbook.retrieval.showcase`): the HoVer evaluation
+# claims are shuffled by `sample_seed`, and the chapter walks through the first one on which the mechanism
+# matters -- {glue:text}`showcase_rule`.  Set `example_id` to a HoVer claim id to follow any other claim (its
+# `uid` in the HoVer files; training claims too).  The models are the ones trained in the experiments chapter
+# (loaded from the cache, or trained here with the same settings).
 #
 # **Prerequisites and time.** The BM25 index and the pooled HoVer corpus (introduction); about a minute with
 # cached models.
@@ -22,6 +26,9 @@ seed = 0
 smoke = False
 results_dir = "results"
 figures_dir = "figures"
+example_id: str | None = None
+sample_seed = 0
+n_examples = 10
 
 # %%
 import pandas as pd
@@ -32,13 +39,15 @@ from proofbook.models import set_seed
 from proofbook.results import Results
 from proofbook.retrieval import experiments
 from proofbook.retrieval.metrics import recall_at_k
+from proofbook.retrieval.showcase import showcase_claim
 from proofbook.retrieval.tasks import load_task, smoke_task
 from proofbook.viz.retrieval import beams_frame, decoding_steps, ranking_frame, sentences_frame
 
 set_seed(seed)
 data_path = resolve_data_dir(data_dir)
 settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
-results = Results("admiral/01_method", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed, smoke=smoke),
+results = Results("admiral/01_method", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed, smoke=smoke,
+                                           example_id=example_id, sample_seed=sample_seed, n_examples=n_examples),
                   results_dir)
 hover, feverous = load_task("hover", data_path), load_task("feverous_s", data_path)
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
@@ -46,13 +55,18 @@ if smoke:  # a few claims over a small corpus: every step runs, the numbers mean
 components = experiments.train_components([hover, feverous], settings)
 retriever = experiments.build_admiral(hover, components, experiments.book_config(smoke))
 
-example = next((c for c in hover.evaluation if c.num_hops == 3), hover.evaluation[0])
+chosen = showcase_claim(retriever, hover.evaluation, example_id, sample_seed, lookup=hover.evaluation + hover.train)
+example, trace = chosen.example
 print("claim:", example.claim)
 print("gold documents:", example.gold_titles)
+print("why this claim:", chosen.text)
 glue("claim", example.claim, display=False)
+glue("showcase_rule", chosen.rule, display=False)
+glue("showcase_text", chosen.text, display=False)
+glue("claim_id", str(example.id), display=False)
 
 # %% [markdown]
-# The claim: *{glue:text}`claim`*
+# The claim ({glue:text}`claim_id`): *{glue:text}`claim`* -- {glue:text}`showcase_text`.
 #
 # ## Iteration 1: BM25 and the GENRE step
 #
@@ -61,8 +75,8 @@ glue("claim", example.claim, display=False)
 # in the candidate list, then BM25's.
 
 # %%
-trace = retriever.retrieve(example.claim)
-ranking_frame(trace.bm25, example.gold_titles)
+# the trace of the loop for this claim was made while choosing it (showcase_claim runs the same retriever)
+ranking_frame(trace.bm25, example.gold_titles, top=n_examples)
 
 # %%
 beams_frame(trace.genre, example.gold_titles)
@@ -113,7 +127,7 @@ decoding_steps(model, len(hop.input_sentences), best, titles=linked) if best els
 # log-probabilities:
 
 # %%
-beams_frame(hop.beams, example.gold_titles, top=12)
+beams_frame(hop.beams, example.gold_titles, top=n_examples)
 
 # %% [markdown]
 # The first 5 new titles are kept; their sentences are reranked with the claim plus the sentence the beam
@@ -130,12 +144,87 @@ found_initial = {k: recall_at_k(trace.initial_ranking(), example.gold_titles, k)
 for k in (2, 5, 10):
     results.add("hover", "dev", "admiral", f"recall@{k}", float(found[k]), 1)
     results.add("hover", "dev", "initial", f"recall@{k}", float(found_initial[k]), 1)
-glue("found5", "all" if found[5] else "not all", display=False)
-glue("found5_initial", "all" if found_initial[5] else "not all", display=False)
-pd.DataFrame({"initial": trace.initial_ranking()[:10], "admiral": final[:10]},
-             index=range(1, 11)).assign(gold=lambda f: f.admiral.isin(example.gold_titles))
+glue("found5", "all" if found[5] == 1 else f"{found[5]:.0%}", display=False)
+glue("found5_initial", "all" if found_initial[5] == 1 else f"{found_initial[5]:.0%}", display=False)
+pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[:n_examples]},
+             index=range(1, n_examples + 1)).assign(gold=lambda f: f.admiral.isin(example.gold_titles))
 
 # %% [markdown]
 # With the hop, the top 5 hold {glue:text}`found5` of the claim's gold documents; iteration 1 alone held
 # {glue:text}`found5_initial`.  One claim shows the mechanism, not the method's worth: the experiments chapter
 # measures it on every evaluation claim, and the error analysis looks at where it fails.
+
+# %% [markdown]
+# ## Exercises
+#
+# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# figures and executed copy stay as they are:
+# `python -m proofbook run notebooks/admiral/01_method.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/01_method.ipynb`,
+# with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
+# notebook and run the copy the same way.  None of these exercises changes the training settings, so the
+# cached models are reused.
+#
+# 1. **A claim with fewer hops, and one with more.** List some HoVer evaluation claims with their hop counts:
+#    `python -c "from proofbook.retrieval.tasks import load_task; print([(c.id, c.num_hops) for c in load_task('hover').evaluation[:20]])"`.
+#    Rerun the chapter twice, with `-p example_id ID` for a 2-hop claim and then for a 4-hop claim.  Before
+#    each run, predict how many of the claim's gold pages BM25's top 10 will hold (the `gold` column of the
+#    BM25 table), whether any beam of the hop will be a gold title (the `gold` column of the beams table), and
+#    whether the top 5 will hold all gold documents after iteration 1 and after the hop (the sentence that
+#    closes the chapter, and the rows `recall@5` of `initial` and `admiral` in the results file, each over
+#    `n` = 1 claim).
+#
+#    :::{dropdown} Hint
+#    `recall_at_k` in `proofbook.retrieval.metrics` is all or nothing for one claim.  Count how many gold
+#    pages a 4-hop claim has, and how many of the 5 places the documents of iteration 1 already take.
+#    :::
+#
+# 2. **Another sample, another showcase.** Without `example_id` the chapter takes the first claim of a
+#    seeded sample on which its showcase rule holds (a hop that adds a gold page).  Rerun with
+#    `-p sample_seed 1`, then `-p sample_seed 2`.  Before each run, guess how many claims the rule will scan
+#    before it finds one, and whether the claim shown will change.  Look at the chapter's sentence on how the
+#    claim was chosen (it names the rule and how many claims were scanned) and at the final table.  Compare the
+#    scan counts across seeds with the gain of `admiral` over `initial` that the experiments chapter reports.
+#
+#    :::{dropdown} Hint
+#    If the hop adds a gold page on a share p of the claims, how many claims do you expect to scan before the
+#    first hit?  Few seeds give a rough estimate of p; the experiments chapter measures it on every claim.
+#    :::
+#
+# 3. **The paper's full title tree.** In the setup cell change `experiments.book_config(smoke)` to
+#    `experiments.book_config(smoke, hop_titles="corpus")` (the paper's setting, `admiral-fulltrie` in the
+#    experiments chapter), and in the decoding-steps cell pass `titles=None` instead of `titles=linked`, so
+#    that the table shows the tree the hop really decoded over.  Predict, before rerunning: how many tokens
+#    the title steps will allow compared with the narrowed tree (the `allowed tokens` column; an order of
+#    magnitude is enough), whether the beams' titles will still be related to the claim, and whether any will
+#    be gold.  Compare the beams table with the linked-title table, which does not depend on the config.
+#
+#    :::{dropdown} Hint
+#    Read "Title sets of the hops" in the docstring of `proofbook.retrieval.admiral`: what did the title models
+#    trained here learn, and what did they not learn?
+#    :::
+#
+# 4. **Fewer sentences in the hop's input.** Change the config to
+#    `experiments.book_config(smoke, input_sentences=2)` (`AdmiralConfig.input_sentences`, 4 by default).
+#    Predict what the printed encoder input will hold, whether the number of linked titles (the glued
+#    `n_linked`) will fall, whether a gold title will leave the linked-title table, and how the pointer steps
+#    of the decoding-steps table and the `pointers` column of the beams table will change.
+#
+#    :::{dropdown} Hint
+#    `Admiral.linked_titles` reads only the sentences it is given, which are the first `input_sentences` of
+#    the selected sentences.  Check where the gold sentences rank in the reranked-sentences table.
+#    :::
+#
+# 5. **BM25's parameters.** The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in
+#    `proofbook.retrieval.bm25`).  In the setup cell build the retriever over an index with `rank_bm25`'s
+#    usual defaults:
+#    `experiments.build_admiral(hover, components, experiments.book_config(smoke), index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
+#    (import `DocumentIndex` from `proofbook.retrieval.bm25`).  Predict which gold pages will move up or down
+#    in the BM25 table, whether the list of reranked documents will change, and whether the glued
+#    `found5_initial` will change.
+#
+#    :::{dropdown} Hint
+#    The scoring formula is in the module docstring of `proofbook.retrieval.bm25`: b sets how much a long page
+#    is penalised, k1 how fast repeated words stop counting.  Then remember that the reranker only reads the
+#    first `AdmiralConfig.rerank_documents` candidates: a BM25 change matters downstream only when it moves a
+#    page across that line.
+#    :::

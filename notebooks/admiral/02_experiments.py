@@ -1,6 +1,8 @@
 # %% [markdown]
 # # AdMIRaL: retrieval experiments
 #
+# **Papers and data:** {cite:p}`aly2022admiral,jiang2020hover,aly2021feverous,xiong2021mdr,efron1993bootstrap`.
+#
 # **Overview.** This chapter runs every retrieval system of AdMIRaL's Table 2 and Table 3 that this
 # machine can run, on the same evaluation claims, and tests the paper's claim C1: autoregressive
 # multi-hop retrieval finds documents that the initial retrieval misses.
@@ -248,3 +250,72 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 #
 # The chapter trained AdMIRaL's components on this machine and ran every system above on three closed corpora.  The
 # error analysis chapter looks at the claims where the hop fails.
+
+# %% [markdown]
+# ## Exercises
+#
+# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# figures and executed copy stay as they are:
+# `python -m proofbook run notebooks/admiral/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/02_experiments.ipynb`,
+# with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
+# notebook and run the copy the same way.  A new `limit` or decoding config reruns every system with the
+# cached models (minutes); a new `seed` also retrains the components (the training table shows for how long).
+#
+# 1. **Predict the table: 40 claims.** Rerun with `-p limit 40`.  The evaluation claims are in a fixed
+#    pseudo-random order, so these are the first 40 of the book's claims.  Before running, write down for
+#    `hover`: the order of the systems on recall@5 (which first, which last); whether the `admiral-vs-initial`
+#    interval on recall@5 (the columns "95% interval: low" and "high" of the paper-vs-this-run table) will
+#    cross zero; roughly how much wider the intervals will be than in the book's run; and which cells of the
+#    by-hops table will have the widest intervals.  Then check the first interval table, the by-hops table and
+#    the verdicts of C1a to C1f in the claims table.
+#
+#    :::{dropdown} Hint
+#    For a mean of 0/1 values the bootstrap interval shrinks roughly like 1/sqrt(n).  For the by-hops table,
+#    the `n` of each `recall@5/<h>hop` row in the results file says how many claims it rests on.
+#    :::
+#
+# 2. **Predict the table: beam 5 instead of 25.** Change `config = experiments.book_config(smoke)` to
+#    `config = experiments.book_config(smoke, beam=5)` (`AdmiralConfig.beam`).  Before running, sort the
+#    systems into those whose rows cannot change at all and those that can, and for the second group predict
+#    the direction of recall@5.  Look at the interval table and at the rows C1d (top beams against Top-1) and
+#    C1f (the title model against `mentions-only`) of the claims table.
+#
+#    :::{dropdown} Hint
+#    Follow `beam` through `experiments.run_systems` and `Admiral._hops`: which systems decode iteration 2
+#    with `AdmiralConfig.beam`, and which use only the GENRE step's `genre_beams` or no model at all?  What
+#    does `MentionsOnly.generate_batch` do with its `beam` argument?  After titles already retrieved are
+#    removed, at most `AdmiralConfig.new_documents` titles are kept.
+#    :::
+#
+# 3. **One new title per hop.** Change the config to `experiments.book_config(smoke, new_documents=1)`.
+#    Predict how this run's `admiral` row will compare with the `admiral-top1` row of the book's run, and what
+#    this run's `admiral-vs-admiral-top1` difference and its interval (claim C1d) will be.  The chapter's text
+#    explains what an interval of zero width at zero means.
+#
+#    :::{dropdown} Hint
+#    Compare `RetrievalTrace.ranking(top1=True)` with what `Admiral._hops` keeps when `new_documents` is 1.
+#    :::
+#
+# 4. **Linked titles plus BM25 pages.** Change the config to
+#    `experiments.book_config(smoke, linked_bm25_k=10)` (`AdmiralConfig.linked_bm25_k`, 0 by default): each
+#    hop's tree then also holds BM25's top 10 pages for the claim plus its input sentences.  Predict the
+#    direction of recall@5 for `admiral` and for `mentions-only`, whether `admiral-fulltrie` can change, and
+#    whether the verdict on C1f will change.
+#
+#    :::{dropdown} Hint
+#    Read `Admiral.linked_titles` and find which systems call it; `admiral-fulltrie` is built with
+#    `hop_titles="corpus"`.  Candidates that BM25 found for the claim may already sit in iteration 1's list,
+#    and the hop drops titles already retrieved.
+#    :::
+#
+# 5. **Another seed.** Rerun with `-p seed 1`: the reranker, the hop-0 and hop-1 models and the not-joint
+#    ablation are retrained (`TrainingSettings(seed=seed)`), the evaluation claims stay the same.  Before
+#    running, predict which systems will reach exactly the same values as with seed 0 and which will not, and
+#    whether each verdict C1a to C1f will stay as it is.  Compare the interval tables and the claims table of
+#    the two runs.
+#
+#    :::{dropdown} Hint
+#    Which systems use no component trained in this chapter (see `experiments.SYSTEMS` and the
+#    `proofbook.retrieval.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.intervals`), so
+#    an unchanged value can still get new interval bounds.
+#    :::

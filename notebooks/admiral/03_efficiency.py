@@ -1,6 +1,8 @@
 # %% [markdown]
 # # AdMIRaL: memory, build time and latency
 #
+# **Papers and data:** {cite:p}`aly2022admiral,xiong2021mdr,robertson2009bm25`.
+#
 # **Overview.** AdMIRaL's index is a BM25 inverted index plus a prefix tree of titles.  The paper (§5.3)
 # reports that it needs 5-10x less memory than dense multi-hop retrievers, builds in minutes (2 min 32 s on
 # HoVer vs 290 min for Baleen) and that its latency hardly grows with the knowledge base (2.87 s per claim on
@@ -205,3 +207,72 @@ pd.DataFrame({s: bench[s] for s in ("bm25-reference", "bm25-fast")}).T
 # {glue:text}`memory_ratio` on `hover-x1`), and its latency changes by a factor of {glue:text}`latency_growth` from
 # x1 to x{glue:text}`last_factor`; the absolute numbers belong to a small pooled corpus
 # and a CPU, and are not comparable with the paper's.
+
+# %% [markdown]
+# ## Exercises
+#
+# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# figures and executed copy stay as they are:
+# `python -m proofbook run notebooks/admiral/03_efficiency.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/03_efficiency.ipynb`,
+# with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
+# notebook and run the copy the same way.  Timings on a shared CPU are noisy: run a timing exercise twice
+# before you trust a difference.  Encoding the dense index of a corpus not seen before takes minutes.
+#
+# 1. **Predict the table: 5 timed claims.** Rerun with `-p limit 5`, the number of HoVer claims timed per
+#    corpus size (20 by default).  Before running, mark every cell of the efficiency table (`index_bytes`,
+#    `index_build_s`, `latency_s_per_claim`, for each system and corpus size) as "identical", "measured again,
+#    equal up to timing noise" or "changes", and predict the `dense from cache` column of the table of stored
+#    sizes printed above it.  Can the verdict on C2c-latency-flat in the Latency paragraph change?
+#
+#    :::{dropdown} Hint
+#    Which of these quantities depend on the claims at all?  `admiral_index` and `DenseIndex` only see the
+#    corpus, and `DenseIndex` reads `build_seconds` from its cache entry when `from_cache` is true.  In a mean
+#    over 5 claims, how much does one slow claim count?
+#    :::
+#
+# 2. **A corpus eight times larger.** Change `factors = (1, 2) if smoke else (1, 2, 4)` to
+#    `factors = (1, 2) if smoke else (1, 2, 4, 8)`.  Before running, predict: how the pages of `hover-x8` will
+#    split into `from_other_corpora` and `filler_pages` (growth table); the dense `index_bytes` at x8, exactly,
+#    from its page count (one 384-dimensional float32 vector per page); whether AdMIRaL's `index_bytes` will
+#    more or less than double from x4 to x8; and whether the ratio dense / AdMIRaL will grow or shrink.  Look
+#    at the growth table, the efficiency table and the left panel of the figure.
+#
+#    :::{dropdown} Hint
+#    `grown_corpus` adds the other corpora's pages first and only then filler pages, and `filler_pages` draws
+#    its words from HoVer's own word frequencies.  What happens to the BM25 vocabulary as filler pages are
+#    added, and what happens to the postings?
+#    :::
+#
+# 3. **Latency over the narrowed tree.** The chapter times AdMIRaL over the full title tree.  Change
+#    `config = experiments.book_config(smoke, hop_titles="corpus")` to `config = experiments.book_config(smoke)`
+#    (`hop_titles="linked"`, the experiments chapter's `admiral`).  Predict `latency_s_per_claim` at x1
+#    relative to the book's run, the glued `latency_growth` from x1 to the largest corpus, and the verdict on
+#    C2c-latency-flat.  Look at the latency column, the right panel of the figure and the Latency paragraph.
+#
+#    :::{dropdown} Hint
+#    With `"linked"`, each query's tree holds the titles mentioned in its input sentences
+#    (`Admiral.linked_titles`).  Does its size depend on the number of pages?  What in the loop still scans
+#    every page?  `title_mentions` is computed once per retriever, in the warm-up call before the timer starts.
+#    :::
+#
+# 4. **Where the time goes: the hop's beam.** Change the config to
+#    `experiments.book_config(smoke, hop_titles="corpus", beam=5)` (`AdmiralConfig.beam`, 25 by default).
+#    Predict whether `latency_s_per_claim` will fall by a factor of 5, by less or by more, and whether its
+#    growth with the corpus will change.  Look at the latency column and the right panel of the figure.
+#
+#    :::{dropdown} Hint
+#    List the stages of `Admiral.retrieve_many` (BM25, the GENRE step with `genre_beams`, the reranker over
+#    `rerank_documents` pages, the hop, the reranking of the new pages) and ask which of them depend on `beam`.
+#    :::
+#
+# 5. **The BM25 backends at another size.** Change the call to
+#    `benchmark_backends(n_docs=10_000, n_queries=5 if smoke else 50, seed=seed)`.  Before running, predict
+#    which numbers of the backend table cannot change (`top10_agreement`, and the largest score difference
+#    glued as `bm25_max_diff`), and whether the speed-up glued as `bm25_speedup` will be larger or smaller
+#    than at 100,000 documents.  The rows are written under the dataset `synthetic-10k`.
+#
+#    :::{dropdown} Hint
+#    The module docstring of `proofbook.retrieval.bm25` says how the fast backend's scores relate to the
+#    reference's.  For the speed-up, think of each backend's cost per query as a fixed part plus a part per
+#    document, and ask which part the sparse matrix makes small.
+#    :::

@@ -1,6 +1,8 @@
 # %% [markdown]
 # # AdMIRaL: where retrieval fails
 #
+# **Papers and data:** {cite:p}`aly2022admiral,jiang2020hover,aly2021feverous`.
+#
 # **Overview.** The experiments chapter measured how often AdMIRaL finds every gold document.  This chapter
 # asks where the others are lost: which stage of the pipeline dropped a missing gold document, for which hop
 # counts, whether ambiguous titles ("... (film)") are harder, which FEVEROUS-S challenge types fail, and what
@@ -17,6 +19,9 @@ seed = 0
 smoke = False
 results_dir = "results"
 figures_dir = "figures"
+example_id: str | None = None
+sample_seed = 0
+n_examples = 10
 
 # %%
 import matplotlib.pyplot as plt
@@ -30,6 +35,8 @@ from proofbook.models import set_seed
 from proofbook.results import Results
 from proofbook.retrieval import experiments
 from proofbook import intervals
+from proofbook.examples import by_id, sample
+from proofbook.viz.tables import FilterableTable
 from proofbook.retrieval.errors import STAGES, error_rows, most_common_text
 from proofbook.retrieval.metrics import recall_at_k
 from proofbook.retrieval.tasks import load_task, smoke_task
@@ -42,7 +49,8 @@ n_claims = limit or (experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMI
 data_path = resolve_data_dir(data_dir)
 settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
 results = Results("admiral/04_error_analysis", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
-                                                     smoke=smoke), results_dir)
+                                                     smoke=smoke,
+                                                     example_id=example_id, sample_seed=sample_seed, n_examples=n_examples), results_dir)
 tasks = {name: load_task(name, data_path) for name in ("hover", "feverous_s", "feverous_s+distractors")}
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     tasks = {name: smoke_task(task, seed=seed) for name, task in tasks.items()}
@@ -127,23 +135,109 @@ by_challenge
 # %% [markdown]
 # ## Examples: the hop's beams when it misses
 #
-# The first three HoVer evaluation claims (in the fixed evaluation order) where the hop brought no new gold document although
-# one was missing after iteration 1: the input sentences and the beams the model wrote.
+# Every HoVer evaluation claim where the hop brought no new gold document although one was missing after
+# iteration 1, as a table you can filter (type words a row must contain) and sort (click a column), with the
+# hop's beams folded in each row; then, for `n_examples` of them drawn with `sample_seed` (or the claim named
+# by `example_id`), the input sentences and the beams the model wrote.
 
 # %%
 hover_run = runs["hover"]
-shown = 0
+misses = []
 for claim, trace in zip(hover_run.claims, hover_run.traces):
     missing = [t for t in claim.gold_titles if t not in trace.initial_ranking()[:5]]
     new_gold = [t for hop in trace.hops for t in hop.new_documents if t in claim.gold_titles]
-    if not missing or new_gold or not trace.hops or shown >= 3:
-        continue
-    shown += 1
-    print(f"claim ({claim.num_hops} hops): {claim.claim}\ngold: {claim.gold_titles}\nmissing after iteration 1: {missing}")
-    display(sentences_frame([(s, 0.0) for s in trace.hops[0].input_sentences], claim.gold_sentences)[["title", "gold", "text"]])
-    display(beams_frame(trace.hops[0].beams, claim.gold_titles, top=8))
+    if missing and not new_gold and trace.hops:
+        misses.append((claim, trace, missing))
+glue("n_misses", len(misses), display=False)
+FilterableTable([{"claim id": c.id, "hops": c.num_hops, "claim": c.claim, "missing after iteration 1": "; ".join(m),
+                  "new documents of the hop": "; ".join(t.hops[0].new_documents),
+                  "beams": beams_frame(t.hops[0].beams, c.gold_titles, top=8).to_html(index=False)}
+                 for c, t, m in misses], html_columns=["beams"]) if misses else "no such claim in this run"
+
+# %%
+if example_id is not None:
+    claim = by_id(hover_run.claims, example_id, what="claim", where="the HoVer evaluation claims of this run")
+    trace = hover_run.traces[hover_run.claims.index(claim)]
+    detailed = [(claim, trace, [t for t in claim.gold_titles if t not in trace.initial_ranking()[:5]])]
+else:
+    detailed = sample(misses, min(n_examples, 3), sample_seed)
+for claim, trace, missing in detailed:
+    print(f"claim {claim.id} ({claim.num_hops} hops): {claim.claim}\ngold: {claim.gold_titles}\n"
+          f"missing after iteration 1: {missing}")
+    if trace.hops:
+        display(sentences_frame([(s, 0.0) for s in trace.hops[0].input_sentences], claim.gold_sentences)[["title", "gold", "text"]])
+        display(beams_frame(trace.hops[0].beams, claim.gold_titles, top=8))
 
 # %% [markdown]
-# Read these examples together with the stage table above: whether the bridge entity appears in a selected
+# *Table and examples: {glue:text}`n_misses` HoVer evaluation claims lost a gold page that the hop did not bring
+# back; the table lists all of them, the examples below `n_examples` at most three.*  Read these examples together with the stage table above: whether the bridge entity appears in a selected
 # sentence at all, and whether the beams stay in the claim's domain.  A human study of *why* a retrieval
 # fails is beyond this book; the counts above are what can be measured.
+
+# %% [markdown]
+# ## Exercises
+#
+# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# figures and executed copy stay as they are:
+# `python -m proofbook run notebooks/admiral/04_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/04_error_analysis.ipynb`,
+# with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
+# notebook and run the copy the same way.  With the default `limit`, `seed` and `smoke` the chapter reads
+# the experiments chapter's cached run, and the edits below change only how that run is read.
+#
+# 1. **Predict the stage table at k = 10.** In the stage-table cell change
+#    `error_rows(run.traces, run.claims, k=5)` to `error_rows(run.traces, run.claims, k=10)`.  Before running,
+#    predict for each of the four stages whether its count can go down, stay the same or go up, and why.
+#    Look at the stage table, the results rows `missing_docs/<stage>` and the glued sentence on the most common
+#    fate (`top_stage`).
+#
+#    :::{dropdown} Hint
+#    Read `missing_stage` in `proofbook.retrieval.errors` together with `RetrievalTrace.ranking`: which
+#    documents can fill places 6 to 10 of the ranked list?
+#    :::
+#
+# 2. **Are ambiguous titles hard for BM25 too?** In the ambiguity cell replace `run.rankings["admiral"]` by
+#    `run.rankings["bm25"]`, and `"system": "admiral"` in `base` by `"system": "bm25"`, so that the results
+#    rows say what they measure.  Before running, predict whether the gap between ambiguous and plain titles
+#    will be wider or narrower than for `admiral`, and whether the two intervals will overlap.  Look at the
+#    ambiguity table (`share found in top 5`, `95% interval`) and the rows `doc_recall@5/ambiguous_title` and
+#    `doc_recall@5/plain_title`.
+#
+#    :::{dropdown} Hint
+#    BM25 matches the claim's words against a page's words.  The title model must write the whole title,
+#    parenthesis included, since the prefix tree only accepts complete corpus titles.  Which of the two needs
+#    the word in the parenthesis to come from somewhere?
+#    :::
+#
+# 3. **What the title model adds, by hop count.** In the figure cell change
+#    `for system in ("initial", "admiral")` to `for system in ("initial", "mentions-only", "admiral")`.
+#    Predict for which hop counts `admiral` will be above `mentions-only`, below it or level with it.  Look at
+#    the right panel of the figure, and compare with claim C1f in the experiments chapter, which pools all hop
+#    counts.
+#
+#    :::{dropdown} Hint
+#    `MentionsOnly` (in `proofbook.retrieval.admiral`) ranks the same narrowed titles by the reranker's best
+#    sentence for the claim alone.  A 2-hop claim needs one page found through a bridge, a 4-hop claim three.
+#    :::
+#
+# 4. **Lost early or lost late, by kind of title.** Add a cell after the stage table:
+#    `errors[errors.dataset == "hover"].groupby(["disambiguated_title", "stage"]).size().unstack(fill_value=0)`.
+#    Before running, predict whether a missing title with a parenthesis is more often `not found` than a
+#    plain one, or more often lost at a later stage.  Compare the new table with the ambiguity table.
+#
+#    :::{dropdown} Hint
+#    `error_rows` sets `disambiguated_title` when a title ends in a parenthesis.  Which stage depends on BM25
+#    or the GENRE step making the page a candidate at all, and which on the reranker's ordering?
+#    :::
+#
+# 5. **Other misses, read closely.** Rerun with `-p sample_seed 1 -p n_examples 5` for other examples of a
+#    hop that brings no new gold page, or pick one claim yourself: the cell
+#    `errors[(errors.dataset == "hover") & (errors.stage == "generated, not kept")].claim_id.unique()` lists
+#    some ids; rerun with `-p example_id ID`.  For each example, read the input sentences first and predict
+#    whether the missing gold page's title occurs in any of them; then check the `gold` column of the beams
+#    table and put the example in one of the stage table's four stages.
+#
+#    :::{dropdown} Hint
+#    The hop's tree holds only the titles mentioned in its input sentences (`Admiral.linked_titles`), and the
+#    input is the first `AdmiralConfig.input_sentences` selected sentences.  If no input sentence names the
+#    bridge page, no beam can be that page.
+#    :::

@@ -1,6 +1,8 @@
 # %% [markdown]
 # # AdMIRaL: natural-logic proofs
 #
+# **Papers and data:** {cite:p}`aly2022admiral,krishna2022proofver,maccartney2009natlog,aly2023qanatver`.
+#
 # **Overview.** AdMIRaL stops retrieving when the evidence it holds is *sufficient*, and it decides that with a
 # natural-logic proof (Aly & Vlachos 2022, §3.2, in the ProoFVer format of Krishna et al. 2022).  This chapter
 # shows, on real claims, how such a proof is built and read: the claim is cut into chunks, each chunk is aligned
@@ -24,6 +26,9 @@ seed = 0
 smoke = False
 results_dir = "results"
 figures_dir = "figures"
+example_id: str | None = None
+sample_seed = 0
+n_examples = 10
 
 # %%
 import time
@@ -39,7 +44,9 @@ from proofbook.data.base import resolve_data_dir
 from proofbook.data.natlog import read_fewshot_processed
 from proofbook.models import set_seed
 from proofbook.prover import natlog, operators
+from proofbook.examples import sample
 from proofbook.prover.lexical import lexical_operator
+from proofbook.prover.showcase import showcase_proof
 from proofbook.prover.sufficiency import SufficiencySettings, train_prover
 from proofbook.results import Results
 from proofbook.retrieval.tasks import load_task, smoke_task
@@ -49,9 +56,10 @@ use_style()
 set_seed(seed)
 data_path = resolve_data_dir(data_dir)
 settings = SufficiencySettings.smoke(seed) if smoke else SufficiencySettings(seed=seed)
-n_examples = limit or (2 if smoke else 4)      # claims shown in each section
+n_shown = min(n_examples, 2) if smoke else n_examples      # examples listed in each section
 results = Results("admiral/05_natural_logic", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed,
-                                                    smoke=smoke), results_dir)
+                                                    smoke=smoke, example_id=example_id, sample_seed=sample_seed,
+                                                    n_examples=n_examples), results_dir)
 
 # %% [markdown]
 # ## The proof format and the automaton
@@ -66,12 +74,17 @@ table.columns = [f"{op} ({natlog.OPERATORS[op]})" for op in table.columns]
 table
 
 # %% [markdown]
-# Two of QA-NatVer's few-shot proofs (FEVER training claims with gold-like proofs), rendered with the claim
-# spans underlined, each operator in words, and the automaton's path:
+# QA-NatVer's few-shot proofs (FEVER training claims with gold-like proofs), rendered with the claim spans
+# underlined, each operator in words, and the automaton's path.  The first is chosen by a rule
+# (`proofbook.prover.showcase`): {glue:text}`showcase_text`; the others are a sample drawn with
+# `sample_seed` (`n_examples` in all; `example_id` = a FEVER claim id of the few-shot file shows that one first).
 
 # %%
 fewshot = read_fewshot_processed(data_path)
-shown = [e for e in fewshot if e.variant == 0][:n_examples]
+firsts = [e for e in fewshot if e.variant == 0]
+chosen = showcase_proof(firsts, example_id, sample_seed)
+glue("showcase_text", chosen.text, display=False)
+shown = [chosen.example] + [e for e in sample(firsts, n_shown, sample_seed) if e is not chosen.example][:n_shown - 1]
 proofs = [natlog.Proof(e.steps, claim=e.claim, evidence=e.evidence_sentences[:1], check_spans=False) for e in shown]
 display(HTML(natlog.proofs_html(proofs, [f"FEVER claim {e.claim_id} (file verdict: {e.verdict})" for e in shown])))
 print(proofs[0].to_text())
@@ -80,7 +93,6 @@ print(proofs[0].to_text())
 # Does the automaton give the file's verdict?  Over the first proof of every few-shot claim:
 
 # %%
-firsts = [e for e in fewshot if e.variant == 0]
 automaton_agreement = sum(natlog.verdict(e.steps[i].operator for i in range(len(e.steps))) == e.verdict
                           for e in firsts) / len(firsts)
 glue("fewshot_agreement", f"{automaton_agreement:.3f}", display=False)
@@ -111,7 +123,7 @@ train_seconds = time.perf_counter() - start
 pd.Series(prover.seconds, name="seconds (0 if loaded from the cache)").round(1).to_frame()
 
 # %%
-claims = [c for c in tasks["hover"].train if len(c.gold_sentences) >= 2][:n_examples]
+claims = sample([c for c in tasks["hover"].train if len(c.gold_sentences) >= 2], n_shown, sample_seed)
 rows = []
 for claim in claims:
     gold = [tasks["hover"].corpus.sentence(s) for s in claim.gold_sentences]
@@ -226,7 +238,7 @@ built_table
 # their evidence get `#`, so the proof ends in NOT ENOUGH INFO.
 
 # %%
-evaluation = tasks["hover"].evaluation[:n_examples]
+evaluation = sample(tasks["hover"].evaluation, n_shown, sample_seed)
 inputs = [[tasks["hover"].corpus.sentence(s) for s in c.gold_sentences] for c in evaluation]
 start = time.perf_counter()
 generated = prover.generator.generate([c.claim for c in evaluation], [[(s.title, s.text) for s in x] for x in inputs],
@@ -249,3 +261,80 @@ results.save()
 #
 # A proof is read by a six-operator automaton; building one needs chunking, alignment and an operator for each
 # aligned pair.  Each of the three can fail, and the sufficiency chapter's error analysis counts which one did.
+
+# %% [markdown]
+# ## Exercises
+#
+# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# figures and executed copy stay as they are:
+# `python -m proofbook run notebooks/admiral/05_natural_logic.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/05_natural_logic.ipynb`,
+# with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
+# notebook and run the copy the same way.  Exercises 1 to 4 reuse the cached models; exercise 5 retrains.
+#
+# 1. **Run the automaton by hand.** Using only the transition table, work out the verdicts of the operator
+#    sequences `= ! >`, `= > !`, `! !` and `! <`.  Then add a cell after the transition table and check each
+#    with `natlog.automaton_path(["=", "!", ">"])` and so on.  Next, before printing them, predict what the
+#    few-shot proofs on which the automaton disagrees with the file's verdict have in common, and list them
+#    in a cell placed after the one that defines `firsts`:
+#    `[(e.claim_id, e.verdict, [s.operator for s in e.steps]) for e in firsts if natlog.verdict(s.operator for s in e.steps) != e.verdict]`.
+#    The glued `fewshot_agreement` and the row `verdict_acc` of `natlog-automaton` on `qanatver-fewshot` give
+#    the share that agree.
+#
+#    :::{dropdown} Hint
+#    NOT ENOUGH INFO absorbs, and the same operator leads to different states from SUPPORTS and from REFUTES,
+#    so order matters.  For the disagreements, look at which operators end in NOT ENOUGH INFO and what verdict
+#    the file gives.
+#    :::
+#
+# 2. **Label the pairs yourself.** Rerun with `-p sample_seed 1 -p n_examples 6` for other claims (or
+#    `-p example_id ID` with an id from the `claim` column of the alignment table; if the chapter does not
+#    hold that id, the error message names some it does).  Before looking at the two operator columns of the
+#    alignment table, write down your own operator for each pair of chunk and evidence span.  Then count the
+#    pairs on which you, `operator model` and `lexical` disagree, and which operators are involved; the
+#    rendered proofs show where each disagreement sends the automaton.
+#
+#    :::{dropdown} Hint
+#    The lexical rules are listed in the docstring of `proofbook.prover.lexical` (names and numbers that differ
+#    give `|`, a claim word with no WordNet relation gives `#`).  The operator model imitates QA-NatVer's silver
+#    proofs, in which `=` is by far the most common operator.
+#    :::
+#
+# 3. **Alignment without the word-overlap bonus.** In the alignment cell, before the loop, create
+#    `aligner = Aligner(overlap_weight=0.0)` (import `Aligner` from `proofbook.prover.alignment`;
+#    `overlap_weight` is 0.3 by default), and in the loop replace `prover.aligner.align(...)` by
+#    `aligner.align(...)` with the same arguments.  Only the table and the built proofs
+#    below it change, not the trained models.  Predict which chunks will get a different evidence span (names?
+#    function words?), how the `similarity` column will move, and whether the `lexical` column will show more
+#    `#`.
+#
+#    :::{dropdown} Hint
+#    The score is defined in the module docstring of `proofbook.prover.alignment`: cosine similarity plus
+#    `overlap_weight` times the content-word overlap, minus a length penalty.  When several spans have close
+#    contextual vectors, which term decides between them?
+#    :::
+#
+# 4. **Decoding without constraints.** In the generated-proofs cell add `constrained=False` to the call
+#    `prover.generator.generate(...)`, and print `prover.generator.dropped` after it.  Before running, predict
+#    how many of the beams (claims shown times the glued `proof_beam`) will not read as a proof of their claim,
+#    whether some claim will be left with no proof at all, and whether the glued `seconds_per_claim` will rise
+#    or fall.
+#
+#    :::{dropdown} Hint
+#    `ProofGenerator.generate` drops every beam that `Proof.parse` rejects.  Read `Proof.check` for what a
+#    claim span must satisfy, and `proof_constraint` in `proofbook.prover.proofgen` for what the constraint
+#    guaranteed token by token.
+#    :::
+#
+# 5. **Fewer silver steps per operator.** Change `settings = SufficiencySettings(seed=seed)` to
+#    `settings = SufficiencySettings(seed=seed, operators=OperatorSettings(seed=seed, max_per_operator=100))`
+#    (import `OperatorSettings` from `proofbook.prover.operators`; `max_per_operator` is 500 by default).  The
+#    held-out steps do not depend on this cap, so both runs are scored on the same pairs.  This retrains the
+#    operator model, and with it the built training proofs and the proof generator, whose cache keys depend
+#    on it (many minutes).  Predict the held-out accuracy (glued `operator_accuracy`), the recall of `#` and
+#    `>` (rows `recall/#` and `recall/>` of `operator-model`), and the glued `operator_vs_lexical`.  Look at
+#    the per-operator table and the confusion matrix.
+#
+#    :::{dropdown} Hint
+#    `operator_data` caps only the training steps.  In the book's run, print `prover.operator_data.counts`:
+#    for which operators does a cap of 500 bind, and for which does a cap of 100?
+#    :::

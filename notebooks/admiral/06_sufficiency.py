@@ -1,6 +1,8 @@
 # %% [markdown]
 # # AdMIRaL: when is the evidence sufficient?
 #
+# **Papers and data:** {cite:p}`aly2022admiral,krishna2022proofver,schuster2019symmetric,efron1993bootstrap`.
+#
 # **Overview.** AdMIRaL runs retrieval iterations until a natural-logic proof says the selected sentences
 # suffice (Aly & Vlachos 2022, §3.2).  The paper's Table 6 compares this stopping rule with simpler ones and
 # reports that it beats always stopping, never stopping, a trained classifier, a lexical-resource proof and a
@@ -401,3 +403,81 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 #
 # The proof-based stopping rule was reimplemented end to end and compared with the paper's baselines on the same
 # traces.  Every number above is in `results/admiral/06_sufficiency.json`.
+
+# %% [markdown]
+# ## Exercises
+#
+# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# figures and executed copy stay as they are:
+# `python -m proofbook run notebooks/admiral/06_sufficiency.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/06_sufficiency.ipynb`,
+# with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
+# notebook and run the copy the same way.  Exercises 2, 3 and 5 change fields of
+# `sufficiency.SufficiencySettings`, in the line where the chapter builds `settings`; none of them retrains
+# the proof generator.
+#
+# 1. **Predict the table: 40 claims.** Rerun with `-p limit 40`; `limit` also sets the number of
+#    FEVER-Symmetric pairs per split.  Before running, write down for `hover`: the `avg_hops` of
+#    `suff-always`, `fixed-2` and `suff-never` (which of them can you know without running?), the `suff_acc`
+#    of `oracle`, the order of the seven systems on recall@5, and whether the intervals of C3a to C3e in the
+#    claims table will cross zero.  Then check the interval table of "Table 6 on our data", the claims table,
+#    the sanity table and the
+#    FEVER-Symmetric sentence (`verdict_acc_dev`, `verdict_acc_test`).
+#
+#    :::{dropdown} Hint
+#    Read `fixed_rule` and `simulate_stopping` in `proofbook.prover.sufficiency`: a rule-based system stops
+#    where its rule says, unless a trace has no further hop.  The oracle decides with
+#    `selection_is_sufficient`, the same truth that scores every decision.
+#    :::
+#
+# 2. **Predict the table: at most two iterations.** Change the settings to
+#    `sufficiency.SufficiencySettings(seed=seed, iterations=2)` (3 by default).  The traces are then the
+#    experiments chapter's two-iteration run, read from the cache when it is there.  Before running, predict
+#    which systems' rows will become identical, the largest `avg_hops` any system can reach, how the `n` of
+#    the `suff_acc` rows (the number of decision points) will change, and which two of C3a to C3e will now
+#    compare `suff-natlog` with the same baseline.
+#
+#    :::{dropdown} Hint
+#    With a limit of L iterations, `simulate_stopping` decides only at iterations 1 to L - 1.  What do
+#    `fixed_rule(2)` (`fixed-2`) and `fixed_rule(L + 1)` (`suff-never`, see `Prover.deciders`) decide at
+#    iteration 1?
+#    :::
+#
+# 3. **The reference threshold.** Change the settings to
+#    `sufficiency.SufficiencySettings(seed=seed, calibration_claims=0)`: the rule then keeps
+#    `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`), instead of a
+#    calibrated one.  For a second run, set a threshold of your own as well, e.g.
+#    `sufficiency.SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0)`.  Predict how
+#    `suff-natlog`'s `avg_hops` and recall@5 will move as the threshold rises, how the count of `no proof kept`
+#    in the error table will move, and which other system's row will change although its model does not.  The
+#    calibration figure and its sentences are absent from these runs.
+#
+#    :::{dropdown} Hint
+#    Read `reference_rule`: a higher threshold keeps fewer proofs; what does the rule decide when none is kept?
+#    Then read what `train_prover` skips when `calibration_claims` is 0.
+#    :::
+#
+# 4. **The error analysis of the lexical rule.** In the error-analysis cell replace
+#    `run["suff-natlog"].details` by `run["suff-lexical"].details`.  Before running, predict which of the error
+#    classes (`alignment`, `operator`, `automaton`, `no proof kept`) can occur for `suff-lexical` and which
+#    cannot, and whether `#` will make up a larger share of the steps on insufficient selections than on
+#    sufficient ones.  Look at the error table, the operator-share table and the rendered wrong decisions; the
+#    shares of the generator's training proofs (`trained_independent_hover`, `trained_independent_feverous_s`)
+#    do not change.
+#
+#    :::{dropdown} Hint
+#    `LexicalSufficiency.decide_many` puts its single proof in both `proofs` and `kept`.  Then read the first
+#    branch of `error_kind`.
+#    :::
+#
+# 5. **FEVER-Symmetric verdicts from five beams.** Change the settings to
+#    `sufficiency.SufficiencySettings(seed=seed, verdict_beam=5)` (1 by default: the best proof of a greedy
+#    decode).  Predict how the verdict table will change (the counts of NOT ENOUGH INFO and of `no proof`),
+#    whether `verdict_acc` on dev and test will move by more than its interval, and whether the verdict on
+#    C3f (above the majority rate .5) will change.  Look at the verdict table, the glued `verdict_acc_dev` and
+#    `verdict_acc_test`, and the rows `verdict_acc` of `natlog-automaton` on `fever_symmetric`.
+#
+#    :::{dropdown} Hint
+#    `verdict_accuracy` keeps each pair's best-scoring proof.  A wider beam searches harder for the proof the
+#    model scores highest; ask whether that score knows anything about the label, and when a pair ends with
+#    no proof at all (`ProofGenerator.generate` drops beams that do not parse).
+#    :::

@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Entailer: the method on one question
 #
+# **Papers and data:** {cite:p}`tafjord2022entailer,dalvi2021entailmentbank,mihaylov2018obqa`.
+#
 # **Overview.** Entailer (Tafjord, Dalvi Mishra & Clark, EMNLP 2022) answers a multiple-choice science
 # question by *proving* each answer option.  Every option becomes a declarative hypothesis H; one model with
 # three behaviours then searches backwards for premises that entail H:
@@ -14,6 +16,11 @@
 # One search step samples k premise sets, rejects any set with a premise score or an inference score below
 # 0.5, and ranks the rest by (∏ s_d(p_i)) · s_e(P ⊢ H).  The answer is the option whose hypothesis has the
 # best proof.  This chapter follows one real OpenBookQA question through every step.
+#
+# **Which question.** Chosen by a rule, not by hand (`proofbook.prover.entailer.showcase`): the questions
+# of the split are shuffled by `sample_seed`, and the chapter follows the first on which
+# {glue:text}`showcase_rule`.  Set `example_id` to an OpenBookQA question id (e.g. `7-980`) to follow any
+# other question of the split.
 #
 # **What differs from the paper.** The paper's three behaviours are one T5-11B model fine-tuned on
 # EntailmentBank with crowdsourced negatives.  No pretrained seq2seq or NLI model can be installed here, so the
@@ -37,6 +44,9 @@ seed = 0
 smoke = False
 results_dir = "results"
 figures_dir = "figures"
+example_id: str | None = None
+sample_seed = 0
+n_examples = 10
 
 # %%
 import matplotlib.pyplot as plt
@@ -49,6 +59,7 @@ from proofbook.data.base import resolve_data_dir
 from proofbook.models import set_seed
 from proofbook.prover.entailer import experiments
 from proofbook.prover.entailer.search import answer_question
+from proofbook.prover.entailer.showcase import showcase_question
 from proofbook.prover.entailer.trees import TreeView
 from proofbook.results import Results
 from proofbook.viz import save_figure, use_style
@@ -59,7 +70,8 @@ data_path = resolve_data_dir(data_dir)
 settings = experiments.Settings.smoke(seed) if smoke else experiments.Settings(seed=seed)
 splits = experiments.evaluation_splits(data_path, "obqa", split)
 results = Results("entailer/01_method", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed,
-                                             smoke=smoke, settings=settings.__dict__), results_dir)
+                                             smoke=smoke, settings=settings.__dict__, example_id=example_id,
+                                             sample_seed=sample_seed, n_examples=n_examples), results_dir)
 print(f"data: {data_path}; OBQA split {splits[0]}; settings: {settings}")
 
 # %% [markdown]
@@ -106,11 +118,19 @@ writer_table.style.format("{:.3f}", subset=["exact_match", "token_f1"])
 # the chapters use the **{glue:text}`writer_used`** writer.
 #
 # ## One question, step by step
+#
+# Question {glue:text}`question_id`: {glue:text}`showcase_text`.
 
 # %%
-question = experiments.read_questions(data_path, "obqa", splits[0])[0]
+chosen = showcase_question(experiments.read_questions(data_path, "obqa", splits[0]), components, settings,
+                           example_id, sample_seed, limit=3 if smoke else 12)
+question, deep_answer = chosen.example
+glue("showcase_rule", chosen.rule, display=False)
+glue("showcase_text", chosen.text, display=False)
+glue("question_id", question.id, display=False)
 [hypotheses] = experiments.write_hypotheses([question], components.writer)
 print(question.stem)
+print("why this question:", chosen.text)
 pd.DataFrame({"option": [o.text for o in question.options], "hypothesis": hypotheses,
               "gold": [o.label == question.answer_key for o in question.options]},
              index=[o.label for o in question.options])
@@ -172,8 +192,119 @@ print(f"Entailer answers ({answer.entailer.label}) {answer.entailer.option}; dir
 # the direct truth scorer alone picks {glue:text}`direct_label`).  The whole search over all options took
 # {glue:text}`seconds_one` s on this machine's CPU (the paper: about 80 s on a 48 GB GPU with T5-11B).
 #
+# ## Backward chaining beyond one step
+#
+# With a depth limit of 3 (`entailer-sampled-d3`), a premise is itself expanded when a proof of it scores
+# above the premise's own belief.  The tallest tree of this question under that search:
+
+# %%
+tallest = max(deep_answer.options, key=lambda option: option.tree.height)
+glue("tallest_height", tallest.tree.height, display=False)
+glue("deep_answer", f"({deep_answer.entailer.label}) {deep_answer.entailer.option}", display=False)
+TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {tallest.tree.height}")
+
+# %% [markdown]
+# This tree has {glue:text}`tallest_height` level(s) of proof below the hypothesis: each expanded premise is
+# one the search believed less than a proof of it.  With depth 3, Entailer answers {glue:text}`deep_answer`.
+#
 # ## Summary
 #
 # Each option's answer comes with a tree whose every node carries its scores, so a reader can see *why* the
 # model prefers it, and where a wrong belief or a weak inference entered.  The next chapter runs every system
 # of the paper on OpenBookQA and QASC; the last one reads the wrong answers and lets a user correct beliefs.
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. **Another question.** Rerun the chapter on another OpenBookQA dev question:
+#    `python -m proofbook run notebooks/entailer/01_method.py -p example_id 7-57 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+#    (any `ID` of `openbookqa/dev.tsv` in the data directory works), or try a question of your own with
+#    `python -m proofbook explain entailer "QUESTION" --options "first option" "second option" ...`, which uses the
+#    models this chapter cached. Before running, read the question and its options and write down which option the
+#    direct truth scorer will prefer, whether Entailer's proof will pick the same one, and whether any candidate
+#    premise set of the gold option will survive the rejection rule. Check the hypothesis table, the trees with
+#    their candidates, the figure of direct and proof scores per option, and the sentence "Entailer answers ...".
+#
+#    :::{dropdown} Hint
+#    The direct score reads the hypothesis together with the WorldTree facts BM25 retrieves for it, so an option whose
+#    words match a stored fact starts with an advantage. The proof score multiplies premise scores and an inference
+#    score, so one weak premise sinks a proof however good the rest is.
+#    :::
+#
+# 2. **The rejection threshold.** A candidate premise set is rejected when one of its premise scores or its
+#    inference score is below `SearchConfig.threshold` (the paper's 0.5). Copy the notebook
+#    (`cp notebooks/entailer/01_method.py /tmp/mine/entailer_01.py`) and in the copy change
+#    `config = settings.search("entailer-sampled-d1")` to
+#    `config = dataclasses.replace(settings.search("entailer-sampled-d1"), threshold=T)` (add `import dataclasses`);
+#    run it with `python -m proofbook run /tmp/mine/entailer_01.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+#    for T = 0.0, 0.3, 0.7 and 1.0. Before running, predict for which of these values the tree kept for an option
+#    can differ from the one kept at T = 0.0. Check the candidates of each tree (rejected ones carry their reason),
+#    the notes on the roots and the proof scores in the figure.
+#
+#    :::{dropdown} Hint
+#    Read how `_expand_level` in `proofbook.prover.entailer.search` chooses at the top level: among the survivors if
+#    there are any, otherwise among all candidates. Which pool does it choose from when nothing is rejected, and when
+#    everything is?
+#    :::
+#
+# 3. **How hot can the sampler run?** The sampling table compares the paper's temperature 2.0 with this book's
+#    `Settings.temperature`. Add a cell after it (leave the original call alone: the glued sentence reads its first
+#    two rows):
+#
+#    ```python
+#    pd.DataFrame(experiments.sampling_check(components, hypotheses, settings.k, seed,
+#                 settings=((2.0, 0.95), (1.5, 0.95), (1.2, 0.95), (1.0, 0.95), (0.7, 0.95), (2.0, 0.5))))
+#    ```
+#
+#    Before running, sketch the `well-formed` column against temperature: where does it start to fall, and does
+#    lowering top-p to 0.5 at temperature 2.0 bring the samples back? Read the `example` column too: a well-formed
+#    sample can still be nonsense.
+#
+#    :::{dropdown} Hint
+#    Temperature flattens the whole next-token distribution; top-p then keeps the smallest set of tokens whose
+#    probabilities add up to p. A sample counts as well formed only if it is a proof output with at least one
+#    `[PREMISE]` marker (`parse_premises` in `proofbook.prover.entailer.formats`).
+#    :::
+#
+# 4. **Deeper trees.** Add a cell after the trees that proves the same hypotheses to depth 3:
+#
+#    ```python
+#    deep = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
+#                           components.model, settings.search("entailer-sampled-d3"))
+#    pd.DataFrame({"proof d1": [o.proof_score for o in answer.options],
+#                  "proof d3": [o.proof_score for o in deep.options],
+#                  "height d3": [o.tree.height for o in deep.options]}, index=[o.label for o in answer.options])
+#    ```
+#
+#    Before running, predict: can an option's proof score be lower at depth 3 than at depth 1? Will any tree reach
+#    height 3? Can the answer change? Display `TreeView(deep.options[0].tree)` to read the notes on the nodes that
+#    were not expanded further.
+#
+#    :::{dropdown} Hint
+#    Read `_settle` in `proofbook.prover.entailer.search` and `ProofNode.score` in `proofbook.prover.entailer.trees`:
+#    when does a premise keep its own proof, and what score does it then pass up? The top-level premise set is chosen
+#    before any deeper level is searched.
+#    :::
+#
+# 5. **What the truth scorer reads.** The direct score s_d(H) comes from a MiniLM cross-encoder that reads the
+#    hypothesis together with the `Settings.truth_facts` WorldTree facts BM25 retrieves for it (`TruthContext`). Add
+#    a cell:
+#
+#    ```python
+#    context = components.model.truth_context
+#    with_facts = components.model.truth_scores(hypotheses)
+#    without = components.model.truth_scorer.predict_proba([(h, "") for h in hypotheses], progress=False)[:, 1]
+#    pd.DataFrame({"facts": [context.pair(h)[1] for h in hypotheses], "s_d with facts": with_facts,
+#                  "s_d without facts": without}, index=[o.label for o in question.options])
+#    ```
+#
+#    Before running, predict whether the facts retrieved for the gold option state (or nearly state) its hypothesis,
+#    and whether the ranking of the options survives without the facts. This scores a model trained with facts on
+#    inputs without them; to train one without facts, set `settings = experiments.Settings(seed=seed, truth_facts=0)`
+#    in a copy (this retrains the truth scorer only).
+#
+#    :::{dropdown} Hint
+#    The truth-scorer paragraph of the `proofbook.prover.entailer.experiments` docstring says what a MiniLM scorer
+#    learnt without facts. Compare the facts retrieved for the different options: are they about the question, or
+#    about each option's own words?
+#    :::

@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Entailer: experiments
 #
+# **Papers and data:** {cite:p}`tafjord2022entailer,mihaylov2018obqa,khot2020qasc,dalvi2021entailmentbank,efron1993bootstrap`.
+#
 # **Overview.** This chapter runs every system of the Entailer paper's main table on the same questions and
 # tests its claims: proving an answer costs little or no accuracy compared with answering directly ("no
 # accuracy penalty"), sampling several proofs at the top level helps over greedy search, and combining proof
@@ -228,3 +230,71 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 # The chapter ran the paper's systems with models trained on this machine and measured accuracy, cost and
 # faithfulness on the same questions.  The error-analysis chapter reads the wrong answers' trees and shows how a
 # user's corrections change later answers.
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. **Predict the table.** Before you run the chapter (or scroll to its first table), write down for OBQA dev:
+#    (a) the order of `direct`, `entailer-greedy-d1` and `entailer-sampled-d1` by `accuracy`; (b) whether the
+#    paired interval of `entailer-sampled-d1` minus `direct` lies wholly above E1's threshold of -0.02 (the claims
+#    table's verdict); (c) whether the accuracy of `entailer+direct-d1` will sit nearer `direct`'s or
+#    `entailer-sampled-d1`'s, and whether its `faithfulness_break` will fall in E4's band of 10-25%; (d) the
+#    `seconds_per_question` of `entailer+direct-d1`, written exactly in terms of two other rows. Then run
+#    `python -m proofbook run notebooks/entailer/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+#    and check (a)-(d) in the accuracy table and the claims table.
+#
+#    :::{dropdown} Hint
+#    For (c), read `QuestionAnswer.combined` in `proofbook.prover.entailer.search`: it compares a direct score s_d
+#    with a proof score s_r, and s_r is a product of several numbers below 1. For (d), read how `run_systems` builds
+#    the Entailer+Direct answers.
+#    :::
+#
+# 2. **Fewer questions.** Rerun with `-p limit 40` (and the `/tmp/mine` folders). The models come from the cache;
+#    only the searches run again. Before running, predict which rows of the table cannot change at all, about how
+#    much wider the accuracy intervals become, and whether any of E1-E4 changes verdict. Check the accuracy table,
+#    the premise-recall sentence and the claims table.
+#
+#    :::{dropdown} Hint
+#    `limit` sets the questions the systems run on; look at which questions `direct_all`, `chance_row` and
+#    `premise_recall` receive in the chapter. An interval over n questions narrows roughly as one over the square
+#    root of n.
+#    :::
+#
+# 3. **More or fewer samples.** `Settings.k` is the number of premise sets sampled at the top level. It is a search
+#    setting (`SEARCH_SETTINGS` in `proofbook.prover.entailer.experiments`), not part of any model's cache key. Copy
+#    the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`), replace its `settings = ...`
+#    line with `settings = experiments.Settings(seed=seed, k=2)`, run the copy with
+#    `python -m proofbook run /tmp/mine/entailer_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then
+#    repeat with `k=12`. Before running, predict which systems' accuracy cannot change, how the
+#    `seconds_per_question` of `entailer-sampled-d1` grows with k, and whether E2 (sampled against greedy) comes
+#    closer to holding as k grows.
+#
+#    :::{dropdown} Hint
+#    Read `Settings.search`: which systems use `self.k`? Keeping the best of more noisy candidates tends to raise
+#    every option's best proof score, the wrong options' as well as the right one's.
+#    :::
+#
+# 4. **The paper's temperature.** In your copy, set `settings = experiments.Settings(seed=seed, temperature=2.0)`,
+#    the paper's sampling temperature (`Settings.temperature` is lower in this book). First read the sampling table
+#    of the method chapter. Then predict, before running: what `entailer-sampled-d1` answers when none of an
+#    option's samples is a well-formed premise set, what its accuracy will then approach, and what happens to
+#    `entailer+direct-d1`'s accuracy and `faithfulness_break`. Check the accuracy table and the sentence on what
+#    Entailer+Direct did.
+#
+#    :::{dropdown} Hint
+#    `OptionProof.proof_score` is 0 for an option without any well-formed candidate, and `QuestionAnswer._best`
+#    breaks ties by option order. Count how often each answer key occurs among the questions.
+#    :::
+#
+# 5. **A second training run.** Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`. The
+#    seed is part of every behaviour's cache key, so the premise generator, the hypothesis writer and both scorers
+#    are retrained (the method chapter's training time). Before running, predict whether `direct` stays ahead of (or
+#    behind) `entailer-sampled-d1`, whether `direct` moves by more or less than the width of its seed-0 interval,
+#    whether the writer the chapters use changes, and whether any claim changes verdict. Compare the `accuracy`
+#    rows of `/tmp/seed1/entailer/02_experiments.json` with the seed-0 file, and the two claims tables.
+#
+#    :::{dropdown} Hint
+#    The bootstrap interval measures the spread from resampling the questions with the models held fixed; a new
+#    seed changes the models. Which source of variation would you expect to be larger for models trained for a few
+#    minutes on a CPU?
+#    :::

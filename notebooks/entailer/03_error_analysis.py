@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Entailer: error analysis and a teachable memory
 #
+# **Papers and data:** {cite:p}`tafjord2022entailer,mihaylov2018obqa`.
+#
 # **Overview.** The Entailer paper read 100 wrong answers and sorted them into *belief* errors (a false premise
 # believed true: 33%), *reasoning* errors (the premises do not entail the hypothesis: 47%, of which 20% are
 # near-tautologies that restate it) and *dataset* errors (a flawed question or key: 20%).  This chapter sorts
@@ -24,6 +26,9 @@ seed = 0
 smoke = False
 results_dir = "results"
 figures_dir = "figures"
+example_id: str | None = None
+sample_seed = 0
+n_examples = 10
 
 # %%
 import tempfile
@@ -36,6 +41,9 @@ from myst_nb import glue
 
 from proofbook import intervals
 from proofbook.data.base import resolve_data_dir
+from proofbook.examples import by_id, shuffled
+from proofbook.prover.entailer.trees import render_html
+from proofbook.viz.tables import FilterableTable
 from proofbook.models import set_seed
 from proofbook.prover.entailer import experiments
 from proofbook.prover.entailer.memory import BeliefMemory
@@ -53,7 +61,8 @@ data_path = resolve_data_dir(data_dir)
 settings = experiments.Settings.smoke(seed) if smoke else experiments.Settings(seed=seed)
 split_name = experiments.evaluation_splits(data_path, "obqa", split)[0]
 results = Results("entailer/03_error_analysis", dict(data_dir=str(data_path), split=split, limit=n_questions,
-                                                     seed=seed, smoke=smoke, settings=settings.__dict__), results_dir)
+                                                     seed=seed, smoke=smoke, settings=settings.__dict__,
+                                                     example_id=example_id, sample_seed=sample_seed, n_examples=n_examples), results_dir)
 components = experiments.build_components(data_path, settings)
 questions = experiments.read_questions(data_path, "obqa", split_name)[:n_questions]
 runs = experiments.run_systems(questions, components, settings, "obqa", split_name, progress=not smoke)
@@ -95,13 +104,33 @@ table.style.format({"share (this run, rules)": "{:.2f}", "share (paper, people)"
 #
 # ## Wrong answers with their trees
 #
-# One example per category (where there is one): the tree of the option Entailer chose and the tree of the
-# gold option.
+# Every wrong answer with its category and the tree of the option Entailer chose, as a table you can filter
+# (type words a row must contain) and sort (click a column); then one example per category (at most
+# `n_examples`; the first in the
+# order `sample_seed` shuffles them to; or the question named by `example_id`, an OpenBookQA id): the tree of
+# the option Entailer chose and the tree of the gold option.
+
+# %%
+def chosen_tree(error):
+    option = next(o for o in error["answer"].options if o.label == error["predicted"])
+    return render_html(option.tree, title=f"({option.label}) {option.option}")
+
+
+FilterableTable([{"question": e["question"].id, "stem": e["question"].stem, "chosen": e["predicted"],
+                  "gold": e["question"].answer_key, "category": e["category"], "tree of the chosen option": chosen_tree(e)}
+                 for e in wrong], html_columns=["tree of the chosen option"]) if wrong else "no wrong answer"
 
 # %%
 shown = set()
-for error in wrong:
-    if error["category"] in shown:
+if example_id is not None:
+    q = by_id(questions, example_id, what="question", where=f"the first {len(questions)} OBQA {split_name} questions")
+    position = questions.index(q)
+    picked = [{"question": q, "answer": run.answers[position], "predicted": run.predictions()[position],
+               "category": next((e["category"] for e in wrong if e["question"] is q), "right answer")}]
+else:
+    picked = shuffled(wrong, sample_seed)
+for error in picked:
+    if error["category"] in shown or len(shown) >= n_examples:
         continue
     shown.add(error["category"])
     q, answer = error["question"], error["answer"]
@@ -170,3 +199,85 @@ if demo["taught"]:
 #
 # The rules sort the wrong answers into the paper's categories (with their limits); the trees make each error
 # inspectable, and the memory lets a correction made once change every later proof that meets the same belief.
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. **Predict the error categories.** Before running, read the rules of `error_category` in
+#    `proofbook.prover.entailer.experiments` (tried in the order `dataset`, `reasoning: near-tautology`,
+#    `reasoning`, `belief`) and the trees of the method chapter, and write down which category will hold the largest
+#    share of the wrong answers and whether `dataset` will be empty. Run
+#    `python -m proofbook run notebooks/entailer/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+#    and compare with the category table and its figure (results rows `error_share/...`). `n_examples` and
+#    `sample_seed` choose which wrong answers' trees the chapter shows, if you want to read more of them.
+#
+#    :::{dropdown} Hint
+#    The `reasoning` rule fires when the chosen premise set's inference score is below every one of its premise
+#    scores. Which scorer do you expect to be more generous to the premises this small generator writes: the truth
+#    scorer, which reads each premise with retrieved facts, or the entailment scorer, which must judge whether they
+#    entail the hypothesis?
+#    :::
+#
+# 2. **Proofs the paper would not have kept.** When every top-level candidate of an option is rejected, the search
+#    still scores the option by the best rejected candidate, and the root's note says "every candidate rejected;
+#    scored by the best rejected one". Add a cell after the category table:
+#
+#    ```python
+#    chosen = [next(o for o in e["answer"].options if o.label == e["predicted"]) for e in wrong]
+#    rejected = ["every candidate rejected" in o.tree.note for o in chosen]
+#    pd.crosstab(pd.Series([e["category"] for e in wrong], name="category"), pd.Series(rejected, name="all rejected"))
+#    ```
+#
+#    Before running, predict what share of the wrong answers rest on such a proof, and in which categories the rules
+#    put them. Then count the same note among the correct answers
+#    (`[a.entailer.tree.note for a, p, g in zip(run.answers, run.predictions(), run.gold) if p == g]`): is the share
+#    different?
+#
+#    :::{dropdown} Hint
+#    A candidate is rejected when any premise score or its inference score is below `SearchConfig.threshold`.
+#    Compare that rule with the tests `error_category` applies to the chosen tree.
+#    :::
+#
+# 3. **Greedy instead of sampled.** Copy the notebook
+#    (`cp notebooks/entailer/03_error_analysis.py /tmp/mine/entailer_03.py`), change `SYSTEM = "entailer-sampled-d1"`
+#    to `SYSTEM = "entailer-greedy-d1"`, and run the copy with
+#    `python -m proofbook run /tmp/mine/entailer_03.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`. The greedy
+#    run is read from the experiments chapter's cache; only the memory part searches again. Before running, predict
+#    the number of wrong answers (from the experiments chapter's accuracy table) and whether the `reasoning` share
+#    rises or falls with one greedy candidate per option instead of k sampled ones.
+#
+#    :::{dropdown} Hint
+#    With one candidate, the top-level pool is that candidate, kept even when rejected. With k candidates the
+#    search keeps the one with the best (∏ s_d(p_i)) · s_e(P ⊢ H): which of the two factors does that choice tend to
+#    push up?
+#    :::
+#
+# 4. **How corrections are matched.** `BeliefMemory` matches a statement to a stored correction exactly (normalised
+#    text) or, given an `embed` function, by MiniLM cosine of at least `threshold` (`DEFAULT_THRESHOLD` in
+#    `proofbook.prover.entailer.memory`). In your copy, change
+#    `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode)` first to
+#    `memory = BeliefMemory(memory_file)` (exact matches only), then to
+#    `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode, threshold=0.75)`. Before each run,
+#    predict the two glued counts (questions whose search a taught belief entered, and answers changed): what is the
+#    smallest value the first can take with exact matching, and how does it grow as the threshold falls? Check the
+#    `memory beliefs used` column of the changes table as well.
+#
+#    :::{dropdown} Hint
+#    The second search uses the same seed and the same hypotheses as the first, so the questions the corrections
+#    came from generate the same premises again. The module docstring of `proofbook.prover.entailer.memory` warns
+#    what a loose threshold can match.
+#    :::
+#
+# 5. **More corrections.** In your copy, change `teach=1 if smoke else 5` in the `memory_demo` call to `teach=20`.
+#    The simulated user marks, in each of the first 20 wrong answers, the premise the model believed most
+#    (`strongest_premise`) as false, without checking it. Before running, predict how many of the changed answers
+#    move to the gold option rather than to another wrong one, and whether a question answered correctly before can
+#    become wrong. Check the `before`, `after` and `gold` columns of the changed-answers table and the results row
+#    `entailer-sampled-d1+memory-vs-entailer-sampled-d1` (metric `accuracy`, with its paired interval).
+#
+#    :::{dropdown} Hint
+#    A premise taught false scores 0, so every candidate containing it is rejected and its ranking score is 0. The
+#    option falls back on its other candidates, and the answer goes to whichever option now has the best proof; the
+#    correction says nothing about which option that is. Similarity matching can also reach the premises of
+#    questions that were answered correctly.
+#    :::

@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Claims in the wild: one claim through the five stages
 #
+# **Papers and data:** {cite:p}`chen2023wild,chen2022claimdecomp`.
+#
 # **Overview.** Chen, Kim, Sriram, Durrett and Choi (2023) check real political claims with evidence
 # retrieved from the open web in five stages: (1) *decompose* the claim into yes/no questions, (2) *search*
 # the web for each question, keeping only pages from before the claim and none from fact-checking sites,
@@ -8,7 +10,9 @@
 # the retrieved documents, and (5) a six-way *veracity* classifier that reads the claim and the summaries.
 # This chapter follows one real ClaimDecomp test claim through every stage.
 #
-# **Which claim.** The first claim of the ClaimDecomp test file (`claim_index = 0`), not a hand-picked one.
+# **Which claim.** Chosen by a rule, not by hand (`proofbook.wild.showcase`): the ClaimDecomp test claims are
+# shuffled by `sample_seed`, and the chapter follows the first for which {glue:text}`showcase_rule`.  Set
+# `example_id` to a ClaimDecomp `example_id` to follow any other test claim.
 #
 # **What differs from the paper** (details in the experiments chapter): the search results are the cached
 # Google results shipped with this copy of ClaimDecomp (title + snippet only, no page
@@ -27,7 +31,9 @@ seed = 0
 smoke = False
 results_dir = "results"
 figures_dir = "figures"
-claim_index = 0
+example_id: str | None = None
+sample_seed = 0
+n_examples = 10
 
 # %%
 import time
@@ -40,15 +46,22 @@ from proofbook.models.llm import endpoint_configured
 from proofbook.results import Results
 from proofbook.wild import experiments
 from proofbook.wild.decomposition import AnnotatedQuestions
+from proofbook.wild.showcase import showcase_claim
 
 set_seed(seed)
 settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
 data = experiments.load_data(data_dir)
 results = Results("wild/01_method", dict(data_dir=str(data.root), split=split, limit=limit, seed=seed, smoke=smoke,
-                                         claim_index=claim_index), results_dir)
+                                         example_id=example_id, sample_seed=sample_seed, n_examples=n_examples),
+                  results_dir)
 models = experiments.train_models(data, settings, ArtifactCache(), progress=not smoke)
-claim = data.claimdecomp["test"][claim_index]
-print(f"{claim.person} {claim.venue}\n{claim.claim}\ngold label: {claim.label}")
+pipeline = experiments.replay_pipeline(data, models)
+chosen = showcase_claim(pipeline, data.claimdecomp["test"], example_id, sample_seed)
+claim, trace = chosen.example
+glue("showcase_rule", chosen.rule, display=False)
+glue("showcase_text", chosen.text, display=False)
+glue("claim_id", str(claim.example_id), display=False)
+print(f"{claim.person} {claim.venue}\n{claim.claim}\ngold label: {claim.label}\nwhy this claim: {chosen.text}")
 glue("claim", claim.claim, display=False)
 glue("speaker", f"{claim.person} {claim.venue}", display=False)
 glue("gold", claim.label, display=False)
@@ -56,7 +69,8 @@ glue("snippet_words", f"{experiments.snippet_words(data):.0f}", display=False)
 pd.Series(models.seconds, name="seconds (near 0 when loaded from the cache)").round(1).to_frame()
 
 # %% [markdown]
-# The claim: {glue:text}`speaker` *{glue:text}`claim`* -- PolitiFact's verdict: **{glue:text}`gold`**.
+# The claim ({glue:text}`claim_id`; {glue:text}`showcase_text`): {glue:text}`speaker` *{glue:text}`claim`* --
+# PolitiFact's verdict: **{glue:text}`gold`**.
 #
 # ## Stage 1: decomposition into yes/no questions
 #
@@ -83,11 +97,9 @@ pd.DataFrame({name: pd.Series(qs, dtype=object) for name, qs in questions.items(
 # a snippet that opens with a date is filtered by it; undated pages are kept; repeated URLs are kept once.
 
 # %%
-pipeline = experiments.replay_pipeline(data, models)
-trace = pipeline.run(claim)
 search = experiments.search_frame(data, claim)
 print("filter outcome:", search["filter"].value_counts().to_dict())
-search.head(15)
+search.head(n_examples)
 
 # %% [markdown]
 # ## Stage 3: fine-grained retrieval
@@ -158,3 +170,116 @@ timing.round(4).to_frame("median seconds")
 #
 # The five stages ran on one real claim.  The experiments chapter runs them on every test claim and compares
 # the evidence conditions with the claim-only classifier.
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. **Another claim.** Follow a different ClaimDecomp test claim through the five stages:
+#    `python -m proofbook run notebooks/wild/01_method.py -p sample_seed 7 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+#    (another showcase claim), or choose it by id with `-p example_id ID` (an `example_id` of
+#    `claimdecomp/test.jsonl` in the data directory). `python -m proofbook explain wild --claim-id ID` prints the same stages for one claim with the
+#    cached models, without rerunning the chapter. Before running, read only the claim, its speaker and its gold
+#    label, and write down (a) whether any of its cached search results will be dropped as `fact-check site`, and
+#    (b) whether the `web-summaries` prediction will be closer to the gold label than the `claim-only` one. Check
+#    (a) in the printed "filter outcome" and the `filter` column of the search table, and (b) in the `prediction`
+#    column of the Stage 5 table.
+#
+#    :::{dropdown} Hint
+#    The cache holds results for questions about the claim, but a claim that many fact-checkers covered draws
+#    their pages for almost any question about it. Read `is_fact_check_url` in `proofbook.wild.search`: it drops
+#    more than the sites listed in `FACT_CHECK_SITES`.
+#    :::
+#
+# 2. **The irrelevance threshold.** The extractive summariser writes "The document is irrelevant to the claim."
+#    when no sentence of a document reaches a MiniLM cosine of `threshold` (`THRESHOLD` in
+#    `proofbook.wild.summaries`) with the claim or one of its questions. Copy the notebook
+#    (`cp notebooks/wild/01_method.py /tmp/mine/wild_01.py`) and in the copy change
+#    `pipeline = experiments.replay_pipeline(data, models)` to
+#    `pipeline = experiments.replay_pipeline(data, models, summariser=ExtractiveSummariser(threshold=0.6))`
+#    (import `ExtractiveSummariser` from `proofbook.wild.summaries`); run it with
+#    `python -m proofbook run /tmp/mine/wild_01.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then again
+#    with `threshold=0.2`. Before each run, predict how many of the kept documents will be summarised as
+#    irrelevant, and what evidence text the `web-summaries` condition receives if all of them are. Look at the
+#    `summary` column of the Stage 4 table and the `web-summaries` row of the Stage 5 table.
+#
+#    :::{dropdown} Hint
+#    `join_summaries` in `proofbook.wild.experiments` decides what the classifier reads from the summaries. The
+#    experiments chapter takes the same number from `WildSettings.summary_threshold`; this chapter's pipeline uses
+#    the summariser's default unless you pass one.
+#    :::
+#
+# 3. **Windows shorter than a snippet.** Fine-grained retrieval runs with the paper's sizes (`K1_TOKENS`,
+#    `STRIDE`, `TOP_WINDOWS` and `K2_TOKENS` in `proofbook.wild.fine_grained`), so a cached snippet is one or two
+#    windows and the expansion reaches all of it. Add a cell after the Stage 3 print that reruns the stage on the
+#    same pages and questions with short windows and no expansion:
+#
+#    ```python
+#    from proofbook.wild.fine_grained import fine_grained_retrieval
+#    searched = list(dict.fromkeys(p.question for p in trace.search.pages if p.question))
+#    small = fine_grained_retrieval([p.document for p in trace.search.pages], searched, k1=10, stride=5, k2=0)
+#    print(len(small.windows), len(small.kept), len(small.merged), small.documents, trace.retrieval.documents)
+#    [small.document_evidence(d) for d in small.documents]
+#    ```
+#
+#    Before running it, predict roughly how many windows a page will now have, whether the top documents will be
+#    the same as the chapter's, and whether a kept document's evidence will be shorter than its snippet. Compare
+#    with the chapter's line "pages after the filters -> windows; kept; merged spans; top documents".
+#
+#    :::{dropdown} Hint
+#    Work out the window count from `make_windows` and the mean snippet length glued at Stage 3. For the ranking:
+#    BM25 normalises by window length, and the kept windows can now come several from one page.
+#    :::
+#
+# 4. **Constrained question generation.** The trained generator decodes freely with beam search;
+#    `GeneratorSettings.copy_constrained` decodes with `CopyConstraint` instead (only the claim's own tokens and a
+#    few of `QUESTION_WORDS`, each token at most once). Setting it in `WildSettings.generator` would retrain the
+#    generator, because the setting is part of its cache key; decoding the trained model with the constraint does
+#    not. Add a cell after Stage 1:
+#
+#    ```python
+#    from dataclasses import replace
+#    from proofbook.retrieval.dense import SentenceEmbedder
+#    from proofbook.wild.decomposition import TrainedQuestionGenerator, question_recall
+#    constrained = TrainedQuestionGenerator(models.generator.model,
+#                                           replace(models.generator.settings, copy_constrained=True))
+#    free, copied = models.generator.questions(claim), constrained.questions(claim)
+#    embedder = SentenceEmbedder("minilm", max_length=64)
+#    annotated = [AnnotatedQuestions().questions(claim)]
+#    print(copied, question_recall(annotated, [free], embedder), question_recall(annotated, [copied], embedder))
+#    ```
+#
+#    Predict before running: will the constrained questions read as yes/no questions, can they contain a word that
+#    is neither in the claim nor in `QUESTION_WORDS`, and which list recovers more of the annotated questions
+#    (`question_recall`, the experiments chapter's metric)?
+#
+#    :::{dropdown} Hint
+#    `CopyConstraint.allowed` limits which tokens may come next, not the order the model puts them in. A question
+#    that reuses most of the claim's words is close to the claim in MiniLM space; the experiments chapter's
+#    `claim-as-question` row shows how far that alone goes.
+#    :::
+#
+# 5. **What the oracle reader sees.** `strip_verdict` (in `proofbook.classifier.veracity`) removes the sentences
+#    of a justification that state or define a rating, and the evidence classifier reads at most
+#    `WildSettings.evidence.max_length` tokens of claim and evidence together (a `VeracitySettings.max_length`).
+#    Add a cell after Stage 5 that scores three evidence texts for this claim:
+#
+#    ```python
+#    from proofbook.classifier.veracity import VERDICT_SENTENCE, claimdecomp_examples, strip_verdict
+#    from proofbook.corpus import split_sentences
+#    raw = " ".join(" ".join(p.split()) for p in claim.justification)
+#    texts = {"raw": raw, "verdict removed": strip_verdict(raw),
+#             "verdict sentences only": " ".join(s for s in split_sentences(raw) if VERDICT_SENTENCE.search(s))}
+#    experiments.predictions_frame({name: models.evidence.predict_proba(
+#        claimdecomp_examples([claim], {claim.example_id: text}), progress=False)[0]
+#        for name, text in texts.items()}).round(3)
+#    ```
+#
+#    Predict before running: will "raw" and "verdict removed" give different probabilities, and will "verdict
+#    sentences only" give its highest probability to the rating those sentences name? Then compare the three rows
+#    with the `justification` row of the Stage 5 table.
+#
+#    :::{dropdown} Hint
+#    Find where the verdict sentences sit in the justification, and count the tokens of claim and justification
+#    with `models.evidence.encoder.tokenizer`; when a pair is too long, the longer text is cut from its end. Recall
+#    also what the evidence classifier saw in training.
+#    :::

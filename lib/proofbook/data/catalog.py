@@ -77,3 +77,39 @@ def claim_lengths(data_dir: os.PathLike | str | None = None, limit: int | None =
             texts = random.Random(seed).sample(texts, limit)
         lengths[name] = [len(text.split()) for text in texts]
     return lengths
+
+
+def sources_table(data_dir: os.PathLike | str | None = None, results_dir: os.PathLike | str | None = None) -> list[dict]:
+    """One row per dataset folder of the catalog (``sources.json``): where it comes from (repository and
+    commit), its licence as its release states it, its files, how many of them (and how many bytes) are in
+    ``data_dir``, and the chapters whose results files say they read it (their ``input_digest``)."""
+    import json
+    from pathlib import Path
+
+    from proofbook.data.base import record_read
+    from proofbook.data.fetch import load_sources
+
+    data_dir = resolve_data_dir(data_dir)
+    readers: dict[str, set[str]] = {}
+    if results_dir is not None and Path(results_dir).is_dir():
+        for path in sorted(Path(results_dir).rglob("*.json")):
+            if path.parent.name == "reference":       # the reference pages' own results
+                continue
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                files = data.get("input_digest", {}).get("data", {})
+                record_read(path)
+            except (OSError, ValueError, AttributeError):
+                continue
+            for name in files:
+                readers.setdefault(name.split("/", 1)[0], set()).add(data.get("notebook", path.stem))
+    rows = []
+    for folder, entry in load_sources().items():
+        files = entry.get("files", [])
+        present = [data_dir / folder / f["name"] for f in files if (data_dir / folder / f["name"]).is_file()]
+        origins = sorted({f"{f['repo']}@{f['commit'][:7]}" for f in files if "repo" in f and "commit" in f})
+        rows.append({"dataset folder": folder, "source": "; ".join(origins) or "(see SOURCE.md)",
+                     "licence": entry.get("licence", ""), "files": len(files), "present": len(present),
+                     "bytes present": sum(p.stat().st_size for p in present),
+                     "read by": ", ".join(sorted(readers.get(folder, ()))) or "none"})
+    return rows

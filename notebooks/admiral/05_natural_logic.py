@@ -227,11 +227,17 @@ plt.show()
 built_table = pd.crosstab([pd.Series([p.source for p in prover.training_proofs], name="source"),
                            pd.Series(["complete" if p.sufficient else "one gold sentence missing"
                                       for p in prover.training_proofs], name="evidence")],
-                          pd.Series([natlog.Proof.parse(p.target).verdict for p in prover.training_proofs], name="verdict"))
+                          pd.Series([natlog.target_verdict(p.target) for p in prover.training_proofs], name="verdict"))
+unreadable = sum(natlog.target_verdict(p.target) == natlog.UNREADABLE for p in prover.training_proofs)
+glue("unreadable_proofs", unreadable, display=False)
+glue("training_proofs", len(prover.training_proofs), display=False)
 built_table
 
 # %% [markdown]
-# *Table: the generator's training proofs by source and by the verdict their operators reach.*  The operators of
+# *Table: the generator's training proofs by source and by the verdict their operators reach.*
+# {glue:text}`unreadable_proofs` of the {glue:text}`training_proofs` training proofs cannot be read back as
+# triples (column `unreadable`): an evidence span copied from a HoVer sentence holds the format's own braces
+# or brackets (corpus markup such as `{'1`), so the generator also sees a few such targets.  The operators of
 # a built proof with complete evidence are the operator model's most probable sequence *that reaches the
 # claim's label* (a Viterbi pass over the automaton, `proofbook.prover.natlog.best_operators`), as ProoFVer's
 # heuristic training proofs always reach the gold verdict; with a gold sentence missing, the chunks that lost

@@ -105,3 +105,10 @@ def test_best_operators_reaches_the_target_verdict():
     assert verdict(best_operators(steps, NEI)) == NEI and best_operators(steps, NEI) == ["=", "#"]
     with pytest.raises(ProofError, match="unknown verdict 'MAYBE'"):
         best_operators(steps, "MAYBE")
+
+
+def test_target_verdict_counts_an_unreadable_proof_instead_of_stopping():
+    from proofbook.prover.natlog import UNREADABLE, target_verdict
+
+    assert target_verdict(EXAMPLE) == Proof.parse(EXAMPLE).verdict
+    assert target_verdict("{ a } [ b, {'1 ] = { c } [ c ] =") == UNREADABLE

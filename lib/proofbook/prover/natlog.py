@@ -109,6 +109,21 @@ def best_operators(logprobs: Sequence[dict[str, float]], target: str | None = No
     return best[target][1]
 
 
+#: what :func:`target_verdict` says of a proof text that cannot be read back as triples
+UNREADABLE = "unreadable"
+
+
+def target_verdict(text: str) -> str:
+    """The verdict a proof text's operators reach, or :data:`UNREADABLE` when the text is not a sequence of
+    ``{ claim span } [ evidence span ] OP`` triples -- e.g. an evidence span copied from a corpus sentence
+    that itself holds the format's braces or brackets.  For tables that count proofs by verdict, so that
+    such a proof is counted as what it is instead of stopping the count."""
+    try:
+        return Proof.parse(text).verdict
+    except ProofError:
+        return UNREADABLE
+
+
 def verdict(operators: Iterable[str]) -> str:
     """The automaton's final state for an operator sequence (SUPPORTS for an empty one)."""
     return automaton_path(operators)[-1]

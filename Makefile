@@ -67,6 +67,8 @@ test: install
 	  echo "$(BIN)/python -m pytest"; \
 	  $(BIN)/python -m pytest; \
 	fi
+	@echo "Checking the committed results files (structure, glue names): $(BIN)/python -m proofbook check --structure"
+	$(BIN)/python -m proofbook check --structure
 
 # Committed results: well formed, from a clean commit, no absolute path, and not stale (proofbook.check).
 check: install

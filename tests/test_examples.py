@@ -95,3 +95,16 @@ def test_sources_table_lists_every_catalog_folder_with_its_licence(real_data_dir
     assert all(r["licence"] and r["files"] >= r["present"] for r in rows)
     hover = next(r for r in rows if r["dataset folder"] == "hover_multihop")
     assert hover["present"] == hover["files"] and hover["bytes present"] > 0
+
+
+@pytest.mark.unit
+def test_sources_table_names_a_broken_results_file(tmp_path):
+    from proofbook.data import catalog
+
+    (tmp_path / "admiral").mkdir()
+    (tmp_path / "admiral" / "02_experiments.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match="02_experiments.json"):
+        catalog.sources_table(tmp_path / "data", tmp_path)
+    (tmp_path / "admiral" / "02_experiments.json").write_text('{"notebook": "x"}', encoding="utf-8")
+    with pytest.raises(ValueError, match="02_experiments.json.*missing key"):
+        catalog.sources_table(tmp_path / "data", tmp_path)

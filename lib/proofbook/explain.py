@@ -163,18 +163,19 @@ def _admiral_text(out: dict) -> str:
 # --- Entailer --------------------------------------------------------------------------------------
 
 def check_options(options: Sequence[str]) -> list[str]:
-    """At least two non-empty options, no two the same (ignoring case and spaces)."""
+    """The search's checks (at least two options, none empty) before any model loads, and no two options
+    the same (ignoring case and spaces), which would make the question unanswerable."""
+    from proofbook.prover.entailer import search
+
     options = [o.strip() if isinstance(o, str) else o for o in options]
-    if len(options) < 2:
-        raise ValueError(f"a multiple-choice question needs at least two options, got {len(options)}")
-    seen: dict[str, int] = {}
-    for position, option in enumerate(options, 1):
-        if not isinstance(option, str) or not option:
-            raise ValueError(f"option {position} is empty")
+    labelled = [(chr(ord("A") + i), o) for i, o in enumerate(options)]
+    search.check_options(labelled)
+    seen: dict[str, str] = {}
+    for label, option in labelled:
         key = " ".join(option.lower().split())
         if key in seen:
-            raise ValueError(f"options {seen[key]} and {position} are the same: {option!r}")
-        seen[key] = position
+            raise ValueError(f"options {seen[key]!r} and {label!r} are the same: {option!r}")
+        seen[key] = label
     return options
 
 
@@ -311,11 +312,10 @@ def _escape(value: Any) -> str:
 
 
 def _html_table(rows: list[dict]) -> str:
-    if not rows:
-        return "<p><em>none</em></p>"
-    head = "".join(f"<th>{_escape(k)}</th>" for k in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{_escape(v)}</td>" for v in row.values()) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    """Rows as an HTML table (pandas escapes every cell), or 'none'."""
+    import pandas as pd
+
+    return pd.DataFrame(rows).to_html(index=False, escape=True) if rows else "<p><em>none</em></p>"
 
 
 def to_html(paper: str, out: dict) -> str:

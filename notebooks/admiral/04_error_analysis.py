@@ -151,7 +151,8 @@ for claim, trace in zip(hover_run.claims, hover_run.traces):
 glue("n_misses", len(misses), display=False)
 FilterableTable([{"claim id": c.id, "hops": c.num_hops, "claim": c.claim, "missing after iteration 1": "; ".join(m),
                   "new documents of the hop": "; ".join(t.hops[0].new_documents),
-                  "beams": beams_frame(t.hops[0].beams, c.gold_titles, top=8).to_html(index=False)}
+                  "beams": beams_frame(t.hops[0].beams, c.gold_titles, top=8).to_html(index=False)
+                           if t.hops[0].beams else "none new: every beam named a page already retrieved"}
                  for c, t, m in misses], html_columns=["beams"]) if misses else "no such claim in this run"
 
 # %%
@@ -166,7 +167,10 @@ for claim, trace, missing in detailed:
           f"missing after iteration 1: {missing}")
     if trace.hops:
         display(sentences_frame([(s, 0.0) for s in trace.hops[0].input_sentences], claim.gold_sentences)[["title", "gold", "text"]])
-        display(beams_frame(trace.hops[0].beams, claim.gold_titles, top=8))
+        if trace.hops[0].beams:
+            display(beams_frame(trace.hops[0].beams, claim.gold_titles, top=8))
+        else:
+            print("no new beam: every beam the hop wrote named a page already retrieved")
 
 # %% [markdown]
 # *Table and examples: {glue:text}`n_misses` HoVer evaluation claims lost a gold page that the hop did not bring

@@ -104,3 +104,21 @@ def test_the_test_time_justification_has_its_verdict_removed_as_in_training():
     assert test_justification(claim) == "The bill passed in 2019."
     [trained] = claimdecomp_examples([claim], "justification")
     assert trained.evidence == test_justification(claim)
+
+
+@pytest.mark.unit
+def test_cache_key_names_a_checkpoint_inside_the_cache_by_its_place_not_its_path(tmp_path):
+    from proofbook.classifier.veracity import VeracitySettings, cache_settings
+    from proofbook.models.cache import ArtifactCache
+
+    keys = []
+    for checkout in ("one", "two"):
+        cache = ArtifactCache(tmp_path / checkout / ".cache")
+        folder = cache.path_for("wild-veracity-claim-only", "abc123")
+        config = cache_settings(VeracitySettings(checkpoint=str(folder)), cache)
+        assert config["checkpoint"] == "cache:wild-veracity-claim-only/abc123"
+        keys.append(cache.key_for("wild-veracity-evidence", config))
+    assert keys[0] == keys[1]
+    own = str(tmp_path / "my-checkpoint")
+    assert cache_settings(VeracitySettings(checkpoint=own), cache)["checkpoint"] == own
+    assert cache_settings(VeracitySettings(), cache)["checkpoint"] == "minilm"

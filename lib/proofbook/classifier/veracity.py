@@ -147,6 +147,21 @@ class VeracitySettings:
     checkpoint: str = "minilm"      # or the folder of a trained veracity classifier to continue from
 
 
+def cache_settings(settings: VeracitySettings, cache) -> dict:
+    """The settings as the cache key sees them: a checkpoint folder inside the cache is named by its place
+    in the cache (``cache:<kind>/<key>``), so the key is the same wherever the checkout or cache lies."""
+    from pathlib import Path
+
+    config = asdict(settings)
+    folder = Path(settings.checkpoint)
+    if folder.is_absolute():
+        try:
+            config["checkpoint"] = "cache:" + folder.resolve().relative_to(Path(cache.root).resolve()).as_posix()
+        except ValueError:              # a checkpoint of one's own, outside the cache: keyed by its path
+            pass
+    return config
+
+
 class VeracityClassifier:
     """A CrossEncoder over :data:`LABELS` with the training rule of the module docstring."""
 
@@ -212,7 +227,7 @@ class VeracityClassifier:
             encoder.training_summary = json.loads((folder / "veracity_training.json").read_text(encoding="utf-8"))
             return encoder
 
-        config = {"settings": asdict(settings),
+        config = {"settings": cache_settings(settings, cache),
                   "examples": fingerprint([(e.claim_id, e.text, e.evidence, e.label) for e in examples])}
         encoder = cache.get_or_build(kind, config, build, save, load)
         classifier = trained.get("classifier") or cls(encoder, settings)

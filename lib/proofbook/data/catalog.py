@@ -88,6 +88,7 @@ def sources_table(data_dir: os.PathLike | str | None = None, results_dir: os.Pat
 
     from proofbook.data.base import record_read
     from proofbook.data.fetch import load_sources
+    from proofbook.results import load_results
 
     data_dir = resolve_data_dir(data_dir)
     readers: dict[str, set[str]] = {}
@@ -95,13 +96,12 @@ def sources_table(data_dir: os.PathLike | str | None = None, results_dir: os.Pat
         for path in sorted(Path(results_dir).rglob("*.json")):
             if path.parent.name == "reference":       # the reference pages' own results
                 continue
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                files = data.get("input_digest", {}).get("data", {})
-                record_read(path)
-            except (OSError, ValueError, AttributeError):
-                continue
-            for name in files:
+            try:                            # a broken results file is an error naming it, never skipped
+                data = load_results(path)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}: not a JSON results file: {err}") from None
+            record_read(path)
+            for name in data.get("input_digest", {}).get("data", {}):
                 readers.setdefault(name.split("/", 1)[0], set()).add(data.get("notebook", path.stem))
     rows = []
     for folder, entry in load_sources().items():

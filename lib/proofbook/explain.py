@@ -196,8 +196,8 @@ def explain_entailer(question: str, options: Sequence[str], data_dir=None, smoke
     labelled = [Option(chr(ord("A") + i), text) for i, text in enumerate(options)]
     item = Question("explain", question, labelled, answer_key="", source="command line")
     [hypotheses] = experiments.write_hypotheses([item], components.writer)
-    answer = answer_question(item.id, [(o.label, o.text) for o in labelled], hypotheses, components.model,
-                             settings.search(system))
+    answer = answer_question(item.id, [(o.label, o.text) for o in labelled], hypotheses,
+                             components.behaviours(settings.source(system)), settings.search(system))
     candidates = {o.label: [{"premises": list(c.premises), "premise_scores": [round(s, 4) for s in c.premise_scores],
                              "entailment": round(c.entailment, 4), "score": round(c.score, 4), "rejected": c.rejected}
                             for c in o.tree.candidates] for o in answer.options}

@@ -151,13 +151,19 @@ sampling
 # ({glue:text}`wellformed_paper` well-formed at temperature 2.0, {glue:text}`wellformed_ours` at 1.0.)
 #
 # Entailer with k sampled premise sets at the top level (nucleus sampling, temperature 1.0, top-p 0.95) and a
-# depth limit of 1.  For each option: every candidate premise set with its premise scores s_d, its inference
-# score s_e and its ranking score, the rejected ones marked with the reason; then the tree that was kept.
+# depth limit of 1.  The candidates come from the **mixed** source (`proofbook.prover.entailer.proposals`): the
+# generator's sampled sets joined by a pool of WorldTree facts retrieved for the hypothesis (BM25 and MiniLM,
+# single facts and pairs), all ranked by the entailment scorer, and k sets drawn from that pool by nucleus
+# sampling over its scores.  This is a **departure** from the paper, where the model writes every premise: the
+# generator trained here writes mostly false or garbled ones (above), and retrieval proposes true sentences that
+# the same scorers then judge, so the search and its rules are the paper's.  For each option: every candidate
+# premise set with its premise scores s_d, its inference score s_e and its ranking score, the rejected ones
+# marked with the reason; then the tree that was kept.
 
 # %%
 config = settings.search("entailer-sampled-d1")
 answer = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
-                                     components.model, config)
+                         components.behaviours(settings.premise_source), config)
 for option in answer.options:
     display(TreeView(option.tree, candidates=True, title=f"({option.label}) {option.option}"))
 
@@ -270,7 +276,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #
 #    ```python
 #    deep = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
-#                           components.model, settings.search("entailer-sampled-d3"))
+#                           components.behaviours(settings.premise_source), settings.search("entailer-sampled-d3"))
 #    pd.DataFrame({"proof d1": [o.proof_score for o in answer.options],
 #                  "proof d3": [o.proof_score for o in deep.options],
 #                  "height d3": [o.tree.height for o in deep.options]}, index=[o.label for o in answer.options])

@@ -14,12 +14,22 @@
 # | `entailer-greedy-d1`, `-d3` | backward chaining with one greedy premise set per node, depth 1 / 3 |
 # | `entailer-sampled-d1`, `-d3` | k = 6 nucleus-sampled premise sets at the top level (top-p 0.95; temperature 1.0, not the paper's 2.0 — see the method chapter), greedy below |
 # | `entailer+direct-d1`, `-d3` | the sampled proof answer unless the direct answer is more confident |
+# | `entailer-generated-sampled-d1` | `entailer-sampled-d1` with premises from the trained generator only (the paper's H -> P) |
+# | `entailer-retrieved-sampled-d1` | `entailer-sampled-d1` with premises from the WorldTree fact pool only |
 # | `direct-all` | `direct` on every question of the split (the others run on the first N) |
+#
+# The search systems draw their candidate premise sets from the **mixed** source (`Settings.premise_source`):
+# the generator's sets together with a pool of WorldTree facts retrieved for the hypothesis (BM25 and MiniLM,
+# single facts and pairs), ranked by the entailment scorer (`proofbook.prover.entailer.proposals`).  That is a
+# **departure**: in the paper the model writes every premise.  The two ablation systems show what each source
+# contributes on the same questions.
 #
 # Metrics: `accuracy`, `seconds_per_question` (wall clock on this machine's CPU, the search over all options),
 # `faithfulness_break` (share of questions where Entailer+Direct answers with an option its proof does not
-# support).  Premise generation: `premise_recall` on EntailmentBank dev (task 1) — the share of gold premises
-# matched by a generated premise at MiniLM cosine ≥ 0.8.
+# support), `leaf_fallback_share` (questions where an option had no candidate premise set at all and its direct
+# score stood in for a proof).  Premises: `premise_recall` on EntailmentBank dev (task 1) — the share of gold
+# premises matched at MiniLM cosine ≥ 0.8 by a premise of the set the sampled search keeps for the step's
+# conclusion, for each source (`premise-generated`, `premise-retrieved`, `premise-mixed`).
 #
 # **What differs from the paper** (the method chapter gives details): small models trained here instead of
 # T5-11B; OBQA **dev** (the test set is held back) and QASC dev instead of OBQA test and QuaRTz (not available);
@@ -89,7 +99,7 @@ for dataset, dataset_splits in datasets.items():
 table = results.table().reset_index()
 table = table[~table.system.str.contains("-vs-")]
 system_rows = [vars(row) for row in results.rows if "-vs-" not in row.system]
-intervals.interval_table(system_rows, ["accuracy", "faithfulness_break", "seconds_per_question"],
+intervals.interval_table(system_rows, ["accuracy", "faithfulness_break", "leaf_fallback_share", "seconds_per_question"],
                          index=("dataset", "split", "system"))
 
 # %% [markdown]
@@ -117,25 +127,34 @@ plt.show()
 # *Figure: accuracy with 95% bootstrap intervals (left) and seconds per question (right) of each system on the
 # same questions; models trained here, 2 CPU cores.*
 #
-# ## Premise generation on EntailmentBank
+# ## Premises on EntailmentBank, by source
 
 # %%
 from proofbook.data.entailmentbank import read_entailmentbank
+from proofbook.prover.entailer.proposals import SOURCES
 
 recall_examples = None
 for split_name in experiments.evaluation_splits(data_path, "entailmentbank", split if split in ("dev", "test") else None):
     trees = read_entailmentbank(data_path, split_name, 1)
     trees = trees[:n_questions] if smoke else trees
-    recall, n_premises, recall_examples = experiments.premise_recall(components, trees)
-    results.add("entailmentbank", split_name, "premise-generator", "premise_recall", recall, n_premises)
-    glue(f"premise_recall_{split_name}", f"{recall:.3f}", display=False)
+    for source in SOURCES:
+        recall, n_premises, examples = experiments.premise_recall(components, trees, source,
+                                                                  settings.search("entailer-sampled-d1"),
+                                                                  progress=not smoke)
+        results.add("entailmentbank", split_name, f"premise-{source}", "premise_recall", recall, n_premises)
+        glue(f"premise_recall_{source}_{split_name}", f"{recall:.3f}", display=False)
+        recall_examples = examples if source == settings.premise_source else recall_examples
     glue(f"premise_n_{split_name}", n_premises, display=False)
 pd.DataFrame(recall_examples or [])
 
 # %% [markdown]
-# The premise generator recovers {glue:text}`premise_recall_dev` of the {glue:text}`premise_n_dev` gold premises
-# of EntailmentBank dev's one-step entailments (greedy decoding; a match is MiniLM cosine ≥ 0.8).  The examples
-# show what a small model trained on a few thousand entailments writes.
+# Of the {glue:text}`premise_n_dev` gold premises of EntailmentBank dev's one-step entailments, the set the
+# sampled search keeps for the step's conclusion recovers {glue:text}`premise_recall_generated_dev` with generated
+# premises only, {glue:text}`premise_recall_retrieved_dev` with retrieved ones only and
+# {glue:text}`premise_recall_mixed_dev` with both (a match is MiniLM cosine ≥ 0.8; the examples are the default
+# source's).  The fact corpus is EntailmentBank's own WorldTree release, which holds the gold premises of its
+# trees (an open-book setting, like the paper's task 2 and 3), so retrieval can find them verbatim; the
+# generator has to write them.
 #
 # ## Paper vs this run
 #
@@ -144,12 +163,12 @@ pd.DataFrame(recall_examples or [])
 
 # %%
 first = next(iter(runs))
-ours = {s: results.value(first[0], first[1], s, "accuracy") for s in experiments.SYSTEMS}
+ours = {s: results.value(first[0], first[1], s, "accuracy") for s in experiments.SYSTEMS + experiments.SOURCE_SYSTEMS}
 comparison = pd.DataFrame({"paper (OBQA test, T5-11B)": experiments.PAPER_OBQA,
                            f"this run ({first[0]} {first[1]})": ours})
 comparison["this run - direct"] = comparison.iloc[:, 1] - ours["direct"]
 comparison["paper - direct"] = comparison.iloc[:, 0] - experiments.PAPER_OBQA["direct"]
-for system in experiments.SYSTEMS:
+for system in experiments.SYSTEMS + experiments.SOURCE_SYSTEMS:
     glue(f"acc_{system}", f"{ours[system]:.3f}", display=False)
     glue(f"sec_{system}", f"{results.value(first[0], first[1], system, 'seconds_per_question'):.2f}", display=False)
 gap = ours["entailer-sampled-d1"] - ours["direct"]
@@ -172,6 +191,8 @@ for dataset, split_name in runs:
 glue("direct_vs_chance", "; ".join(chance), display=False)
 glue("paper_break", f"{experiments.PAPER_FAITHFULNESS_BREAK:.3f}", display=False)
 glue("n_questions", len(runs[first]["direct"].answers), display=False)
+glue("fallback_d1", f"{results.value(first[0], first[1], 'entailer-sampled-d1', 'leaf_fallback_share'):.3f}",
+     display=False)
 glue("first_data", f"{first[0]} {first[1]}", display=False)
 comparison.style.format("{:.3f}")
 
@@ -181,7 +202,11 @@ comparison.style.format("{:.3f}")
 # claim is "no accuracy penalty": within 2 points or better; its verdict on our data is below).  Greedy
 # search reaches
 # {glue:text}`acc_entailer-greedy-d1` at depth 1 and {glue:text}`acc_entailer-greedy-d3` at depth 3; sampled
-# search {glue:text}`acc_entailer-sampled-d3` at depth 3.  Entailer+Direct breaks faithfulness on
+# search {glue:text}`acc_entailer-sampled-d3` at depth 3.  By premise source, the sampled depth-1 search reaches
+# {glue:text}`acc_entailer-generated-sampled-d1` with generated premises only,
+# {glue:text}`acc_entailer-retrieved-sampled-d1` with retrieved ones only and {glue:text}`acc_entailer-sampled-d1`
+# with both; on {glue:text}`fallback_d1` of the questions an option had no candidate at all and stood on its direct
+# score.  Entailer+Direct breaks faithfulness on
 # {glue:text}`break_d1` of the questions at depth 1 (the paper: {glue:text}`paper_break`); at depth 1
 # {glue:text}`combined_d1`.
 #
@@ -206,8 +231,12 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 # Why the numbers differ from the paper's:
 #
 # - **Model size and training.** T5-11B fine-tuned on EntailmentBank plus 10,000 crowdsourced judgements knows
-#   far more science than a 1.5M-parameter generator and two 22M-parameter scorers trained here in minutes.  The
-#   premise generator is the weakest part: trained from scratch on a few thousand entailments, it writes premises
+#   far more science than a 1.5M-parameter generator and two 22M-parameter scorers trained here in minutes.
+#   Retrieved premises are true sentences, but a proof still needs the entailment scorer to tell a set that
+#   entails the right option's hypothesis from one that merely shares its words with a wrong option's; a MiniLM
+#   cross-encoder trained on a few thousand entailments judges mostly by word overlap
+#   (`proofbook.prover.entailer.proposals` records what was tried).  The
+#   premise generator is the weakest part of the generated source: trained from scratch on a few thousand entailments, it writes premises
 #   in the style of EntailmentBank, sometimes about the hypothesis's subject, but most are false or garbled (the
 #   method chapter shows them).  A proof is
 #   only as good as its premises, so the proof score is a noisier signal than the direct score, which the truth
@@ -274,16 +303,18 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 #    every option's best proof score, the wrong options' as well as the right one's.
 #    :::
 #
-# 4. **The paper's temperature.** In your copy, set `settings = experiments.Settings(seed=seed, temperature=2.0)`,
-#    the paper's sampling temperature (`Settings.temperature` is lower in this book). First read the sampling table
-#    of the method chapter. Then predict, before running: what `entailer-sampled-d1` answers when none of an
-#    option's samples is a well-formed premise set, what its accuracy will then approach, and what happens to
-#    `entailer+direct-d1`'s accuracy and `faithfulness_break`. Check the accuracy table and the sentence on what
-#    Entailer+Direct did.
+# 4. **The paper's temperature, the paper's source.** In your copy, set
+#    `settings = experiments.Settings(seed=seed, temperature=2.0, premise_source="generated")`: premises from the
+#    generator alone, sampled at the paper's temperature (`Settings.temperature` is lower in this book). First read
+#    the sampling table of the method chapter. Then predict, before running: what `entailer-sampled-d1` does with an
+#    option none of whose samples is a well-formed premise set, what its `leaf_fallback_share` and its accuracy will
+#    then approach, and whether `entailer+direct-d1` still breaks faithfulness. Then try
+#    `premise_source="retrieved"` at the same temperature and predict the opposite: can a retrieved pool be empty?
 #
 #    :::{dropdown} Hint
-#    `OptionProof.proof_score` is 0 for an option without any well-formed candidate, and `QuestionAnswer._best`
-#    breaks ties by option order. Count how often each answer key occurs among the questions.
+#    `OptionProof.proof_score` falls back to the direct score for an option without any candidate
+#    (`OptionProof.fallback`). A pool is built from what BM25 and MiniLM retrieve for the hypothesis: when could that
+#    be nothing?
 #    :::
 #
 # 5. **A second training run.** Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`. The

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.notebook
 
 CHAPTERS = sorted((runner.NOTEBOOKS / "entailer").glob("*.py"))
 SYSTEMS = {"direct", "entailer-greedy-d1", "entailer-greedy-d3", "entailer-sampled-d1", "entailer-sampled-d3",
-           "entailer+direct-d1", "entailer+direct-d3", "direct-all"}
+           "entailer+direct-d1", "entailer+direct-d3", "direct-all", "entailer-generated-sampled-d1",
+           "entailer-retrieved-sampled-d1"}
 
 
 @pytest.mark.parametrize("source", CHAPTERS, ids=[runner.notebook_id(p) for p in CHAPTERS])
@@ -28,9 +29,13 @@ def test_entailer_notebook_smoke(source, smoke_run):
             assert ("obqa", "dev", system, "seconds_per_question") in rows
         for depth in (1, 3):
             assert ("obqa", "dev", f"entailer+direct-d{depth}", "faithfulness_break") in rows
-        assert ("entailmentbank", "dev", "premise-generator", "premise_recall") in rows
+        for premise_source in ("generated", "retrieved", "mixed"):
+            assert ("entailmentbank", "dev", f"premise-{premise_source}", "premise_recall") in rows
+        for system in SYSTEMS - {"direct", "direct-all", "entailer+direct-d1", "entailer+direct-d3"}:
+            assert ("obqa", "dev", system, "leaf_fallback_share") in rows
         for row in data["rows"]:
-            if row["metric"] in ("accuracy", "premise_recall", "faithfulness_break"):
+            if row["metric"] in ("accuracy", "premise_recall", "faithfulness_break", "leaf_fallback_share") \
+                    and "-vs-" not in row["system"]:       # a paired difference lies in [-1, 1]
                 assert 0 <= row["value"] <= 1
     if source.stem == "03_error_analysis":
         assert ("obqa", "dev", "entailer-sampled-d1+memory", "answers_changed") in rows

@@ -2,9 +2,14 @@
 
 Tafjord et al. 2022 (§4-5) evaluate on OBQA test with the systems named in ``entailer/02_experiments``:
 ``direct``, ``entailer-greedy-d1/d3``, ``entailer-sampled-d1/d3``, ``entailer+direct-d1/d3`` and
-``direct-all``, metrics ``accuracy``, ``seconds_per_question`` and ``faithfulness_break``; premise
-generation on EntailmentBank dev with ``premise_recall`` (share of gold premises matched by a generated
-premise at MiniLM cosine >= 0.8).
+``direct-all``, metrics ``accuracy``, ``seconds_per_question`` and ``faithfulness_break``.  The search
+systems draw candidate premise sets from ``Settings.premise_source`` (default ``mixed``: generated and
+retrieved, :mod:`.proposals`, a departure); ``entailer-generated-sampled-d1`` and
+``entailer-retrieved-sampled-d1`` are the sampled depth-1 search with one source only.  Also per search
+system ``leaf_fallback_share`` (questions where an option had no candidate at all and its direct score stood
+in) and, at depth 3, ``deep_tree_share`` (questions whose chosen tree has height 2 or more).  Premises on
+EntailmentBank dev: ``premise_recall`` per source (share of gold premises matched at MiniLM cosine >= 0.8 by a
+premise of the set the sampled search keeps for the step's conclusion).
 
 Training (all on the training files found in ``data_dir``, :func:`training_files`, cached with
 :class:`proofbook.models.ArtifactCache`):
@@ -73,6 +78,7 @@ from proofbook.models.cross_encoder import HEAD_INIT_VERSION
 from proofbook.models.loading import WORDPIECE_VERSION
 from proofbook.prover.entailer import behaviours as bh
 from proofbook.prover.entailer import hypotheses as hyp
+from proofbook.prover.entailer import proposals
 from proofbook.prover.entailer.search import (QuestionAnswer, SearchConfig, answer_directly, answer_from_dict,
                                               answer_question_depths, answer_to_dict)
 
@@ -86,8 +92,12 @@ PAPER_FAITHFULNESS_BREAK = 0.168
 PAPER_SECONDS = {"entailer-sampled-d1": 80.0, "entailer-sampled-d3": 360.0}
 SEARCH_SYSTEMS = ("entailer-greedy-d1", "entailer-greedy-d3", "entailer-sampled-d1", "entailer-sampled-d3")
 SYSTEMS = ("direct",) + SEARCH_SYSTEMS + ("entailer+direct-d1", "entailer+direct-d3")
+#: the premise-source ablations: the sampled depth-1 search with one source only (the systems above use
+#: ``Settings.premise_source``)
+SOURCE_SYSTEMS = ("entailer-generated-sampled-d1", "entailer-retrieved-sampled-d1")
 #: settings that change the search only (not the trained models' cache keys)
-SEARCH_SETTINGS = ("k", "temperature", "top_p", "max_new_tokens")
+SEARCH_SETTINGS = ("k", "temperature", "top_p", "max_new_tokens", "premise_source", "pool_bm25", "pool_dense",
+                   "pool_pairs_from")
 #: bumped when the construction of a scorer's training data changes (enters its cache key)
 DATA_VERSION = {"truth scorer": 4, "entailment scorer": 1}
 
@@ -123,13 +133,29 @@ class Settings:
     temperature: float = 1.0
     top_p: float = 0.95
     max_new_tokens: int = 48
+    premise_source: str = "mixed"      # generated | retrieved | mixed (:mod:`.proposals`)
+    pool_bm25: int = 4
+    pool_dense: int = 4
+    pool_pairs_from: int = 5
+
+    def __post_init__(self):
+        if self.premise_source not in proposals.SOURCES:
+            raise ValueError(f"unknown premise_source {self.premise_source!r}; expected one of {proposals.SOURCES}")
+
+    @property
+    def pool(self) -> proposals.PoolSettings:
+        return proposals.PoolSettings(self.pool_bm25, self.pool_dense, self.pool_pairs_from)
+
+    def source(self, system: str) -> str:
+        """The premise source of a search system: named in it (``entailer-retrieved-sampled-d1``) or the default."""
+        return next((s for s in proposals.SOURCES if system.startswith(f"entailer-{s}-")), self.premise_source)
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "Settings":
         return cls(seed=seed, vocab_size=600, gen_d_model=32, gen_layers=1, gen_heads=2, gen_epochs=1, context_facts=3,
                    gen_examples=64, writer_epochs=1, writer_examples=64, truth_questions=16, truth_statements=8,
                    entail_examples=48, truth_facts=1,
-                   ce_batch=16, k=2, max_new_tokens=16)
+                   ce_batch=16, k=2, max_new_tokens=16, pool_dense=0)
 
     def search(self, system: str) -> SearchConfig:
         depth = int(system.rsplit("-d", 1)[1])
@@ -367,6 +393,14 @@ class Components:
     data_report: list
     data_sizes: dict
     keys: dict
+    pool: proposals.FactPool | None = None
+
+    def behaviours(self, source: str) -> proposals.ProposingEntailer:
+        """The behaviour model whose H -> P draws from ``source`` (one per source, so its memo lasts the run)."""
+        made = self.__dict__.setdefault("_behaviours", {})
+        if source not in made:
+            made[source] = proposals.ProposingEntailer(self.model, self.pool, source)
+        return made[source]
 
     @property
     def writer(self):
@@ -408,7 +442,7 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
     writer_model = timed("hypothesis writer", "entailer-hypothesis-writer",
                          {**fields("gen_", "vocab_", "writer_"), "what": "writer", "wordpiece": WORDPIECE_VERSION},
                          lambda: _seq2seq(data.writer_pairs, settings, settings.writer_epochs)[0], object_codec(Seq2Seq))
-    retriever = fact_retriever(root) if settings.context_facts or settings.truth_facts else None
+    retriever = fact_retriever(root)
     truth_context = bh.TruthContext(retriever if settings.truth_facts else None, settings.truth_facts)
     scorers = {}
 
@@ -452,7 +486,9 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
                              "kept": sizes[name], "near-duplicates removed": None}
                             for name, unit, d in (("truth scorer", "statements", data.truth),
                                                   ("entailment scorer", "pairs", data.entailment))]
-    return Components(model, writers, scores, seconds, held_out, report, sizes, keys)
+    components = Components(model, writers, scores, seconds, held_out, report, sizes, keys)
+    components.pool = proposals.build_pool(retriever, settings.pool, cache)
+    return components
 
 
 # --- running the systems ---------------------------------------------------------------------------
@@ -479,6 +515,16 @@ class SystemRun:
     @property
     def seconds_per_question(self) -> float:
         return sum(a.seconds for a in self.answers) / max(1, len(self.answers))
+
+    @property
+    def leaf_fallback_share(self) -> float:
+        """Share of questions with an option that had no candidate premise set (scored by its direct score)."""
+        return sum(any(o.fallback for o in a.options) for a in self.answers) / max(1, len(self.answers))
+
+    @property
+    def deep_tree_share(self) -> float:
+        """Share of questions whose chosen option's tree has height 2 or more (a premise proved in turn)."""
+        return sum(a.entailer.tree.height >= 2 for a in self.answers) / max(1, len(self.answers))
 
     @property
     def faithfulness_break(self) -> float:
@@ -511,21 +557,22 @@ def _run_family(label: str, systems: Sequence[str], questions, hypotheses, compo
     out: dict[str, list[QuestionAnswer]] = {system: [] for system in systems}
     depths = {system: int(system.rsplit("-d", 1)[1]) for system in systems if system != "direct"}
     config = replace(settings.search(systems[-1]), max_depth=max(depths.values())) if depths else None
+    model = components.behaviours(settings.source(systems[-1])) if depths else components.model
     for q, hs in tqdm(list(zip(questions, hypotheses)), desc=label, unit="q", file=sys.stderr,
                       disable=not progress, leave=False):
         options = [(o.label, o.text) for o in q.options]
         if not depths:
             out["direct"].append(answer_directly(q.id, options, hs, components.model, memory))
             continue
-        answers = answer_question_depths(q.id, options, hs, components.model, config, sorted(set(depths.values())),
-                                         memory)
+        answers = answer_question_depths(q.id, options, hs, model, config, sorted(set(depths.values())), memory)
         for system, depth in depths.items():
             out[system].append(answers[depth])
     return out
 
 
 FAMILIES = {"direct": ("direct",), "entailer-greedy": ("entailer-greedy-d1", "entailer-greedy-d3"),
-            "entailer-sampled": ("entailer-sampled-d1", "entailer-sampled-d3")}
+            "entailer-sampled": ("entailer-sampled-d1", "entailer-sampled-d3"),
+            **{system.rsplit("-d", 1)[0]: (system,) for system in SOURCE_SYSTEMS}}
 
 
 def run_systems(questions, components: Components, settings: Settings, dataset: str, split: str, cache=None,
@@ -544,8 +591,10 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
     runs = {}
     for family in families:
         systems = FAMILIES[family]
+        source = settings.source(systems[-1])
         search = {"k": settings.k, "temperature": settings.temperature, "top_p": settings.top_p,
-                  "max_new_tokens": settings.max_new_tokens, "seed": settings.seed} if family != "direct" else {}
+                  "max_new_tokens": settings.max_new_tokens, "seed": settings.seed, "source": source,
+                  "pool": asdict(settings.pool) if source != "generated" else None} if family != "direct" else {}
         config = {"family": family, "dataset": dataset, "split": split, "questions": [q.id for q in questions],
                   "hypotheses": hypotheses, "models": components.keys, "search": search}
         stored = cache.cache_json("entailer-run", config, lambda systems=systems, family=family: {
@@ -569,7 +618,8 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
 #: combination against direct
 COMPARISONS = (("entailer-sampled-d1", "direct"), ("entailer-sampled-d1", "entailer-greedy-d1"),
                ("entailer-sampled-d1", "entailer-sampled-d3"), ("entailer-greedy-d1", "entailer-greedy-d3"),
-               ("entailer+direct-d1", "direct"))
+               ("entailer+direct-d1", "direct"), ("entailer-sampled-d1", "entailer-generated-sampled-d1"),
+               ("entailer-sampled-d1", "entailer-retrieved-sampled-d1"))
 
 
 def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0) -> list[dict]:
@@ -584,6 +634,10 @@ def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0
         n = len(run.answers)
         rows += intervals.mean_rows({**base, "system": system}, "accuracy", correct[system], seed)
         rows.append(dict(**base, system=system, metric="seconds_per_question", value=run.seconds_per_question, n=n))
+        if system != "direct" and not system.startswith("entailer+direct"):
+            rows.append(dict(**base, system=system, metric="leaf_fallback_share", value=run.leaf_fallback_share, n=n))
+            if system.endswith("-d3"):
+                rows.append(dict(**base, system=system, metric="deep_tree_share", value=run.deep_tree_share, n=n))
         if system.startswith("entailer+direct"):
             breaks = [float(a.faithfulness_break) for a in run.answers]
             rows += intervals.mean_rows({**base, "system": system}, "faithfulness_break", breaks, seed)
@@ -645,22 +699,26 @@ def sampling_check(components: Components, hypotheses: Sequence[str], k: int, se
 
 # --- premise recall on EntailmentBank -------------------------------------------------------------------
 
-def premise_recall(components: Components, trees, embedder=None, batch_size: int = 32) -> tuple[float, int, list]:
-    """Share of gold premises (over all one-step entailments) matched by a generated premise at cosine >= 0.8.
+def premise_recall(components: Components, trees, source: str, config: SearchConfig, embedder=None,
+                   batch_size: int = 32, progress: bool = True) -> tuple[float, int, list]:
+    """Share of gold premises (over all one-step entailments) matched at MiniLM cosine >= 0.8 by a premise of
+    the set the search keeps for the step's conclusion: the top level of ``config``'s search, with premises
+    from ``source`` (:mod:`.proposals`).  Returns (recall, number of gold premises, examples)."""
+    from tqdm.auto import tqdm
 
-    The generator gets each step's conclusion in the official H -> P format and decodes greedily.
-    Returns (recall, number of gold premises, examples).
-    """
     from proofbook.data.entailmentbank import one_step_entailments
+    from proofbook.prover.entailer.search import prove
     from proofbook.retrieval.dense import SentenceEmbedder
 
     embedder = embedder or SentenceEmbedder("minilm")
+    model = components.behaviours(source)
+    one_level = replace(config, max_depth=1)
     steps = [e for t in trees for e in one_step_entailments(t)]
     generated = []
-    for first in range(0, len(steps), batch_size):
-        chunk = steps[first:first + batch_size]
-        sets = components.model.generate_premises([e.conclusion for e in chunk], 1, False)
-        generated += [s[0] if s else [] for s in sets]
+    for first in tqdm(range(0, len(steps), batch_size), desc=f"premise recall ({source})", unit="batch",
+                      file=sys.stderr, disable=not progress, leave=False):
+        kept = prove([e.conclusion for e in steps[first:first + batch_size]], model, one_level)
+        generated += [[p.statement for p in tree.premises] for tree in kept]
     matched, total, examples = 0, 0, []
     gold_texts = [p for e in steps for p in e.premises]
     gen_texts = [p for g in generated for p in g]
@@ -677,7 +735,7 @@ def premise_recall(components: Components, trees, embedder=None, batch_size: int
         total += len(e.premises)
         if len(examples) < 8:
             examples.append({"conclusion": e.conclusion, "gold premises": " | ".join(e.premises),
-                             "generated premises": " | ".join(g), "matched": f"{int(sum(hits))}/{len(e.premises)}"})
+                             "kept premises": " | ".join(g), "matched": f"{int(sum(hits))}/{len(e.premises)}"})
     return matched / max(1, total), total, examples
 
 

@@ -24,7 +24,8 @@ Departures and choices the paper leaves open, stated here:
 
 * If every top-level candidate is rejected, the hypothesis is still scored by a proof (the paper always
   expands the top level): the best rejected candidate by its ranking score, recursion included.  The
-  node's ``note`` says so.
+  node's ``note`` says so.  If there is no candidate at all (no generation well formed, an empty
+  retrieval pool), the hypothesis is a leaf scored by its direct score (``OptionProof.fallback``).
 * A premise identical to the statement it should prove, or to one of its ancestors, is not expanded
   (a loop guard; the paper does not say what it does with near-tautologies).
 * Nodes are expanded level by level across all options of a question at once, so that generation and
@@ -302,10 +303,17 @@ class OptionProof:
     tree: ProofNode
 
     @property
+    def fallback(self) -> bool:
+        """No candidate premise set at all (none generated well formed, an empty pool): a leaf."""
+        return not self.tree.candidates
+
+    @property
     def proof_score(self) -> float:
-        """The hypothesis' proof score (0 when no well-formed candidate was generated at all)."""
+        """The hypothesis' proof score; its direct score when it had no candidate at all (:attr:`fallback`)."""
         score = self.tree.proof_score
-        return score if score is not None else 0.0
+        if score is None:
+            return self.tree.direct if self.fallback else 0.0
+        return score
 
     @property
     def direct(self) -> float:

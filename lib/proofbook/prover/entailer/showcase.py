@@ -24,7 +24,7 @@ def answered(questions: Sequence, components, settings, system: str = SYSTEM) ->
     for question in questions:
         [hypotheses] = write_hypotheses([question], components.writer)
         yield question, answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
-                                        components.model, config)
+                                        components.behaviours(settings.source(system)), config)
 
 
 def tree_height(pair) -> int:

@@ -50,6 +50,7 @@ def test_error_categories():
     assert ex.error_category(weak_inference, "B") == "reasoning"
     false_belief = answer("q", (0.5, [("fact one", 0.7)], 0.95), (0.5, [("y", 0.5)], 0.5))
     assert ex.error_category(false_belief, "B") == "belief"
+    assert ex.error_category(false_belief, "B", facts={"fact one"}) == "reasoning"   # a corpus fact is true
     same = answer("q", (0.5, [("fact one", 0.7)], 0.95), (0.5, [("y", 0.5)], 0.5))
     same.options[1].option = "option A"
     assert ex.error_category(same, "B") == "dataset"

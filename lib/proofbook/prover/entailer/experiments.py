@@ -744,14 +744,17 @@ def premise_recall(components: Components, trees, source: str, config: SearchCon
 ERROR_CATEGORIES = ("belief", "reasoning: near-tautology", "reasoning", "dataset")
 
 
-def error_category(answer: QuestionAnswer, gold_label: str, predicted: str | None = None) -> str:
+def error_category(answer: QuestionAnswer, gold_label: str, predicted: str | None = None,
+                   facts: frozenset[str] | set[str] = frozenset()) -> str:
     """An automatic proxy for the paper's error categories of a wrong answer (rules, in this order):
 
     * ``dataset`` -- the predicted and the gold option say nearly the same thing (token F1 >= 0.8) or
       their hypotheses are identical: the question does not separate them;
     * ``reasoning: near-tautology`` -- a premise of the predicted option's proof restates its hypothesis
       (token F1 >= 0.7 with it);
-    * ``reasoning`` -- the weakest link of that proof is the inference (s_e below every premise score);
+    * ``reasoning`` -- the weakest link of that proof is the inference (s_e below every premise score), or
+      every premise is a sentence of the fact corpus ``facts`` (true by construction: WorldTree is a
+      curated set of true science facts, so true premises "proving" a wrong answer is an inference error);
     * ``belief`` -- otherwise: the weakest link is a premise the model believes (a false belief), or no
       proof was found.
 
@@ -766,16 +769,18 @@ def error_category(answer: QuestionAnswer, gold_label: str, predicted: str | Non
         return "reasoning: near-tautology"
     if tree.premises and tree.entailment is not None and tree.entailment < min(p.score for p in tree.premises):
         return "reasoning"
+    if tree.premises and all(" ".join(p.statement.split()) in facts for p in tree.premises):
+        return "reasoning"
     return "belief"
 
 
-def errors(run: SystemRun, questions) -> list[dict]:
-    """Every wrong answer of ``run`` with its automatic error category."""
+def errors(run: SystemRun, questions, facts: frozenset[str] | set[str] = frozenset()) -> list[dict]:
+    """Every wrong answer of ``run`` with its automatic error category (``facts``: the fact corpus)."""
     out = []
     for q, answer, predicted in zip(questions, run.answers, run.predictions()):
         if predicted != q.answer_key:
             out.append({"question": q, "answer": answer, "predicted": predicted,
-                        "category": error_category(answer, q.answer_key, predicted)})
+                        "category": error_category(answer, q.answer_key, predicted, facts)})
     return out
 
 

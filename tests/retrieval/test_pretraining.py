@@ -66,3 +66,49 @@ def test_hop1_copy_examples_point_at_the_mentioning_sentence(corpus):
     assert not any(e.sentences[e.pointers[0]].title == "Seine" for e in examples)
     with pytest.raises(ValueError, match="hop must be"):
         copy_examples(corpus, -1)
+
+
+def regex_mentions(corpus):
+    """The reference matcher: one regular expression with an alternative per surface form, longest first."""
+    import re
+    from collections import defaultdict
+
+    from proofbook.retrieval.pretraining import MIN_SURFACE_CHARS
+
+    by_surface = defaultdict(list)
+    for title in corpus.titles:
+        if len(surface_form(title)) >= MIN_SURFACE_CHARS:
+            by_surface[surface_form(title)].append(title)
+    longest_first = sorted(by_surface, key=lambda s: (-len(s), s))
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in longest_first) + r")(?!\w)")
+    mentions = {}
+    for sentence in corpus.sentences():
+        found = dict.fromkeys(t for m in pattern.finditer(sentence.text) for t in by_surface[m.group(0)]
+                              if t != sentence.title)
+        if found:
+            mentions[sentence.id] = tuple(found)
+    return mentions
+
+
+@pytest.mark.unit
+def test_the_automaton_finds_what_the_regular_expression_finds_on_tricky_text():
+    from proofbook.retrieval.pretraining import find_surfaces, surface_automaton
+
+    automaton = surface_automaton(["New York", "New York City", "York", "City of York", "Ab_c", "Élan"])
+    text = "New York City of York, New Yorker, NewYork, Ab_cd, Ab_c. Élan_ Élan! New York"
+    assert find_surfaces(automaton, text) == ["New York City", "York", "Ab_c", "Élan", "New York"]
+    toy = Corpus("toy")
+    toy.add("New York City", ["The New York City of York is a New Yorker's joke about York."])
+    toy.add("City of York", ["New York, York and the City of York."])
+    toy.add("York", ["Ab_c and Élan"])
+    toy.add("New York", ["Élan New York City"])
+    assert title_mentions(toy) == regex_mentions(toy)
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("dataset", ["hover", "feverous_s", "feverous_s+distractors"])
+def test_the_automaton_finds_what_the_regular_expression_finds_on_the_real_corpora(dataset, real_data_dir):
+    from proofbook.retrieval.tasks import load_task
+
+    corpus = load_task(dataset, real_data_dir).corpus
+    assert title_mentions(corpus) == regex_mentions(corpus)

@@ -143,8 +143,9 @@ for error in picked:
 # %% [markdown]
 # ## Teaching the model: a belief memory
 #
-# A simulated user reads the trees of the first wrong answers and marks, in each, the premise the model believed
-# most as **false**.  The corrections go into a SQLite file (a fresh one for this run); every question is then answered again, and every
+# A simulated user reads the trees of the wrong answers in order and marks, in each, the premise the model
+# believed most as **false** — never a sentence of the WorldTree fact corpus, which is true by construction (a
+# wrong proof made only of such sentences is a reasoning error and has no belief to correct).  The corrections go into a SQLite file (a fresh one for this run); every question is then answered again, and every
 # statement the search meets is looked up in the memory first — exactly, or by MiniLM similarity (cosine ≥ 0.9) —
 # and a taught belief replaces the truth scorer's score.
 
@@ -169,6 +170,7 @@ results.extend(intervals.difference_rows(base, f"{SYSTEM}+memory", SYSTEM, "accu
 results.add("obqa", split_name, f"{SYSTEM}+memory", "answers_changed", len(changed) / max(1, len(questions)),
             len(questions))
 glue("n_taught", len(demo["taught"]), display=False)
+glue("n_read", demo["read"], display=False)
 glue("n_changed", len(changed), display=False)
 glue("n_used", int((changes["memory beliefs used"] > 0).sum()), display=False)
 glue("acc_before", f"{run.accuracy:.3f}", display=False)
@@ -176,7 +178,7 @@ glue("acc_after", f"{after.accuracy:.3f}", display=False)
 changed
 
 # %% [markdown]
-# After {glue:text}`n_taught` corrections, a taught belief entered the search (a chosen premise or a candidate's)
+# The user read {glue:text}`n_read` wrong answers to make {glue:text}`n_taught` corrections.  After them, a taught belief entered the search (a chosen premise or a candidate's)
 # of {glue:text}`n_used` questions and {glue:text}`n_changed` answers changed; accuracy went from {glue:text}`acc_before` to
 # {glue:text}`acc_after`.  Because the simulated user marks premises false without checking them, this measures
 # the *mechanism* (corrections reach later proofs and can change answers), not the value of real corrections.
@@ -269,8 +271,9 @@ if demo["taught"]:
 #    :::
 #
 # 5. **More corrections.** In your copy, change `teach=1 if smoke else 5` in the `memory_demo` call to `teach=20`.
-#    The simulated user marks, in each of the first 20 wrong answers, the premise the model believed most
-#    (`strongest_premise`) as false, without checking it. Before running, predict how many of the changed answers
+#    The simulated user marks, in the wrong answers in order, the premise the model believed most
+#    (`strongest_premise`, never a fact-corpus sentence) as false, without checking it, until it has made 20
+#    corrections or run out of wrong answers. Before running, predict how many of the changed answers
 #    move to the gold option rather than to another wrong one, and whether a question answered correctly before can
 #    become wrong. Check the `before`, `after` and `gold` columns of the changed-answers table and the results row
 #    `entailer-sampled-d1+memory-vs-entailer-sampled-d1` (metric `accuracy`, with its paired interval).

@@ -58,6 +58,7 @@ def test_error_categories():
     [error] = ex.errors(run, [SimpleNamespace(id="q", answer_key="B")])
     assert error["category"] == "belief" and error["predicted"] == "A"
     assert ex.strongest_premise(false_belief).statement == "fact one"
+    assert ex.strongest_premise(false_belief, facts={"fact one"}) is None     # a corpus fact is never "corrected"
 
 
 @pytest.mark.data

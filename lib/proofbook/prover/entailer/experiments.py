@@ -786,10 +786,11 @@ def errors(run: SystemRun, questions, facts: frozenset[str] | set[str] = frozens
 
 # --- the belief memory demonstration ---------------------------------------------------------------------
 
-def strongest_premise(answer: QuestionAnswer, label: str | None = None):
-    """The premise node of an option's proof with the highest direct score (what a user would correct)."""
+def strongest_premise(answer: QuestionAnswer, label: str | None = None, facts: frozenset[str] | set[str] = frozenset()):
+    """The premise node of an option's proof with the highest direct score (what a user would correct),
+    leaving out sentences of the fact corpus ``facts`` (true by construction); ``None`` if there is none."""
     option = next(o for o in answer.options if o.label == (label or answer.entailer.label))
-    leaves = [n for n in option.tree.walk() if n is not option.tree]
+    leaves = [n for n in option.tree.walk() if n is not option.tree and " ".join(n.statement.split()) not in facts]
     return max(leaves, key=lambda n: n.direct) if leaves else None
 
 
@@ -797,14 +798,20 @@ def memory_demo(run: SystemRun, questions, components: Components, settings: Set
                 progress: bool = True) -> dict:
     """Teach ``teach`` corrections, then re-run the same system on every question with the memory.
 
-    A simulated user reads the trees of the first ``teach`` wrong answers and marks the most believed
-    premise of each wrong proof as false.  Every question is then answered again, its statements looked up
-    in the memory (exact or MiniLM-similar).  Returns the corrections and per-question changes.
+    A simulated user reads the trees of the wrong answers in order and marks the most believed premise of
+    each wrong proof as false, never a sentence of the fact corpus (true by construction; a wrong proof
+    resting only on such sentences has nothing to correct and is skipped), until ``teach`` corrections are
+    made.  Every question is then answered again, its statements looked up in the memory (exact or
+    MiniLM-similar).  Returns the corrections, the number of wrong answers read, and per-question changes.
     """
+    facts = frozenset(components.pool.retriever.facts) if components.pool is not None else frozenset()
     wrong = [(q, a) for q, a, p in zip(questions, run.answers, run.predictions()) if p != q.answer_key]
-    taught = []
-    for q, answer in wrong[:teach]:
-        node = strongest_premise(answer)
+    taught, read = [], 0
+    for q, answer in wrong:
+        if len(taught) >= teach:
+            break
+        read += 1
+        node = strongest_premise(answer, facts=facts)
         if node is not None:
             memory.teach(node.statement, False, note=f"taught on question {q.id}")
             taught.append({"question": q.id, "belief marked false": node.statement, "model's score": node.direct})
@@ -816,4 +823,4 @@ def memory_demo(run: SystemRun, questions, components: Components, settings: Set
         touched = sum(o.tree.memory_uses() for o in after_answer.options)
         changes.append({"question": q.id, "gold": q.answer_key, "before": b, "after": a,
                         "memory beliefs used": touched})
-    return {"taught": taught, "after": after, "changes": changes}
+    return {"taught": taught, "read": read, "after": after, "changes": changes}

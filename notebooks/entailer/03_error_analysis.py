@@ -67,7 +67,7 @@ components = experiments.build_components(data_path, settings)
 questions = experiments.read_questions(data_path, "obqa", split_name)[:n_questions]
 runs = experiments.run_systems(questions, components, settings, "obqa", split_name, progress=not smoke)
 run = runs[SYSTEM]
-wrong = experiments.errors(run, questions, frozenset(components.pool.retriever.facts))
+wrong = experiments.errors(run, questions, components.facts)
 print(f"OBQA {split_name}: {len(questions)} questions, {SYSTEM} accuracy {run.accuracy:.3f}, {len(wrong)} wrong")
 
 # %% [markdown]

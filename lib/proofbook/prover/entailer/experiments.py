@@ -394,13 +394,18 @@ class Components:
     data_sizes: dict
     keys: dict
     pool: proposals.FactPool | None = None
+    _behaviours: dict = field(default_factory=dict, repr=False)
 
     def behaviours(self, source: str) -> proposals.ProposingEntailer:
         """The behaviour model whose H -> P draws from ``source`` (one per source, so its memo lasts the run)."""
-        made = self.__dict__.setdefault("_behaviours", {})
-        if source not in made:
-            made[source] = proposals.ProposingEntailer(self.model, self.pool, source)
-        return made[source]
+        if source not in self._behaviours:
+            self._behaviours[source] = proposals.ProposingEntailer(self.model, self.pool, source)
+        return self._behaviours[source]
+
+    @property
+    def facts(self) -> frozenset[str]:
+        """The fact corpus's sentences (true by construction), for the error categories and the memory demo."""
+        return frozenset(self.pool.retriever.facts) if self.pool is not None else frozenset()
 
     @property
     def writer(self):
@@ -804,7 +809,7 @@ def memory_demo(run: SystemRun, questions, components: Components, settings: Set
     made.  Every question is then answered again, its statements looked up in the memory (exact or
     MiniLM-similar).  Returns the corrections, the number of wrong answers read, and per-question changes.
     """
-    facts = frozenset(components.pool.retriever.facts) if components.pool is not None else frozenset()
+    facts = components.facts
     wrong = [(q, a) for q, a, p in zip(questions, run.answers, run.predictions()) if p != q.answer_key]
     taught, read = [], 0
     for q, answer in wrong:

@@ -26,7 +26,8 @@ retrieve facts that entail a fact (which rarely beats a true fact's own direct s
 scores and the inference score are still the model's own, and a candidate is still rejected below 0.5.
 
 **What decides it: the judges.**  With retrieved premises the proof score is, in effect, the entailment
-scorer's judgement of the best true set for each option.  Measured during development on a model-selection
+scorer's judgement of the best true set for each option.  Measured during development, with prototype
+scripts that are not part of this repository (so these figures are not reproduced by the book), on a model-selection
 split (300 OpenBookQA *train* questions the truth scorer never saw; pools of 4 BM25 + 4 MiniLM facts, singles
 and pairs of the first 5): ``direct`` answered 0.49; the best pool set by the trained entailment scorer 0.30-0.34,
 with or without the product of premise scores; an entailment scorer retrained on 16,000 pairs with

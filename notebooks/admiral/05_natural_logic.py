@@ -224,12 +224,12 @@ plt.show()
 # `ProofgenSettings(backend="scratch")` to compare.
 
 # %%
+training_verdicts = pd.Series([natlog.target_verdict(p.target) for p in prover.training_proofs], name="verdict")
 built_table = pd.crosstab([pd.Series([p.source for p in prover.training_proofs], name="source"),
                            pd.Series(["complete" if p.sufficient else "one gold sentence missing"
                                       for p in prover.training_proofs], name="evidence")],
-                          pd.Series([natlog.target_verdict(p.target) for p in prover.training_proofs], name="verdict"))
-unreadable = sum(natlog.target_verdict(p.target) == natlog.UNREADABLE for p in prover.training_proofs)
-glue("unreadable_proofs", unreadable, display=False)
+                          training_verdicts)
+glue("unreadable_proofs", int((training_verdicts == natlog.UNREADABLE).sum()), display=False)
 glue("training_proofs", len(prover.training_proofs), display=False)
 built_table
 

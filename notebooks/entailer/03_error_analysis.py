@@ -145,7 +145,8 @@ for error in picked:
 #
 # A simulated user reads the trees of the wrong answers in order and marks, in each, the premise the model
 # believed most as **false** — never a sentence of the WorldTree fact corpus, which is true by construction (a
-# wrong proof made only of such sentences is a reasoning error and has no belief to correct).  The corrections go into a SQLite file (a fresh one for this run); every question is then answered again, and every
+# wrong proof made only of such sentences is a reasoning error and has no belief to correct).  The corrections
+# go into a SQLite file (a fresh one for this run); every question is then answered again, and every
 # statement the search meets is looked up in the memory first — exactly, or by MiniLM similarity (cosine ≥ 0.9) —
 # and a taught belief replaces the truth scorer's score.
 

@@ -139,10 +139,6 @@ class ProposingEntailer:
         self._truth: dict[str, float] = {}
         self._entail: dict[tuple[tuple[str, ...], str], float] = {}
 
-    @property
-    def name(self) -> str:
-        return self.source
-
     def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
                           top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
         hypotheses = list(hypotheses)

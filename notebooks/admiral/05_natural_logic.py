@@ -43,7 +43,8 @@ from proofbook import intervals
 from proofbook.data.base import resolve_data_dir
 from proofbook.data.natlog import read_fewshot_processed
 from proofbook.models import set_seed
-from proofbook.prover import natlog, operators
+from proofbook.prover import aligned, natlog, operators
+from proofbook.prover.proofgen import evidence_sets
 from proofbook.examples import sample
 from proofbook.prover.lexical import lexical_operator
 from proofbook.prover.showcase import showcase_proof
@@ -206,6 +207,119 @@ plt.show()
 # entailment `>` are the hard classes -- and they are the ones that decide sufficiency.  Note what the "gold"
 # here is: QA-NatVer's *predictions* (plus 64 few-shot claims), so agreement with them is an upper bound on
 # nothing; it says how well our model imitates QA-NatVer.
+#
+# ## The operator model in context: the aligned builder
+#
+# The model above sees two spans and nothing else, so it cannot know whether a claim chunk is covered *somewhere*
+# in the evidence: it recalls independence `#` on {glue:text}`span_recall_independent` of the held-out `#` steps.
+# The next chapter's sufficiency rule builds proofs by alignment instead of generation (QA-NatVer's design for
+# small models, `proofbook.prover.aligned`): chunk the claim, align each chunk to its best evidence spans, and ask a
+# second operator model that reads each pair *in context* -- `chunk ; claim` against `span ; the span's sentence`.
+# It is trained on the same QA-NatVer steps with their contexts, plus the proofs built for HoVer and FEVEROUS-S
+# training claims (below): each chunk against its gold sentence's span, with the operator the span model gives
+# it, and -- the independence examples -- each chunk whose gold sentence was removed from the selection, against
+# its best remaining span, labelled `#`.  At most {glue:text}`max_built_per_operator` built steps per operator
+# (class balance); {glue:text}`context_unreadable` built proofs whose text cannot be read back are left out.
+
+# %%
+context = prover.context_data
+pd.crosstab(pd.Series([x.source for x in context.train], name="source"),
+            pd.Series([x.operator for x in context.train], name="operator"))
+
+# %% [markdown]
+# *Table: the context operator model's training steps by source and operator.*  On the same held-out QA-NatVer
+# steps as above (now with their contexts: the claim, and for silver proofs -- released without their evidence
+# sentences -- the proof's evidence spans joined):
+
+# %%
+context_gold = [x.operator for x in context.heldout]
+context_pred = aligned.heldout_predictions(prover.context_model, context.heldout)
+context_scores = pd.DataFrame(operators.per_operator_scores(context_gold, context_pred)).set_index("operator")
+for system, gold, pred, table in (("operator-model", heldout_gold, heldout_pred, scores),
+                                  ("operator-model-aligned", context_gold, context_pred, context_scores)):
+    if system == "operator-model-aligned":
+        for op, row in table.iterrows():
+            results.add("qanatver-heldout", "heldout", system, f"precision/{op}", row["precision"], len(pred))
+            results.add("qanatver-heldout", "heldout", system, f"recall/{op}", row["recall"], int(row["support"]))
+        results.extend(intervals.mean_rows({**base, "system": system}, "accuracy",
+                                           [float(g == p) for g, p in zip(gold, pred)], seed))
+    results.add("qanatver-heldout", "heldout", system, "macro_f1", float(table["f1"].mean()), len(pred))
+glue("span_recall_independent", f"{scores.loc['#', 'recall']:.2f}", display=False)
+glue("context_recall_independent", f"{context_scores.loc['#', 'recall']:.2f}", display=False)
+glue("context_macro_f1", f"{context_scores['f1'].mean():.2f}", display=False)
+glue("span_macro_f1", f"{scores['f1'].mean():.2f}", display=False)
+glue("max_built_per_operator", settings.aligned.max_built_per_operator, display=False)
+glue("context_unreadable", context.unreadable, display=False)
+context_scores.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"})
+
+# %% [markdown]
+# *Table: the context operator model on the held-out QA-NatVer steps.*  Recall of `#`:
+# {glue:text}`context_recall_independent` (the span model: {glue:text}`span_recall_independent`); macro F1 over the
+# six operators {glue:text}`context_macro_f1` ({glue:text}`span_macro_f1`).
+#
+# These held-out steps are QA-NatVer's, where `#` means "no operator question was answered yes".  The independence
+# the sufficiency rule needs is another: a chunk the selected evidence does not cover.  That is measured on claims
+# of the *evaluation* split, which no model or threshold saw: for the first {glue:text}`independence_claims` claims
+# of HoVer and FEVEROUS-S dev with gold sentences, the proof built from the complete gold selection gives the
+# covered pairs, and removing one gold sentence gives the `#` pairs of the chunks it covered (dataset
+# `independence-heldout`).
+
+# %%
+n_independence = limit or (4 if smoke else 50)
+held = []
+for name in ("hover", "feverous_s"):
+    task = tasks[name]
+    sets = evidence_sets([task], n_independence, settings.proofgen.distractors, settings.proofgen.max_evidence, seed,
+                         claims_per_task={task.dataset: task.evaluation})
+    examples, _ = aligned.independence_examples(sets, prover.aligner, prover.operator_model)
+    held += examples
+held_gold = [x.operator == "#" for x in held]
+predicted = {"operator-model-aligned": [p == "#" for p in aligned.heldout_predictions(prover.context_model, held)],
+             "operator-model": [p == "#" for p in prover.operator_model.predict([(x.claim_span, x.evidence_span)
+                                                                                  for x in held])],
+             "lexical": [lexical_operator(x.claim_span, x.evidence_span) == "#" for x in held]}
+independence_rows = []
+for system, said in predicted.items():
+    tp = sum(g and p for g, p in zip(held_gold, said))
+    recall, precision = tp / max(1, sum(held_gold)), tp / max(1, sum(said))
+    results.add("independence-heldout", "dev", system, "recall/#", recall, sum(held_gold))
+    results.add("independence-heldout", "dev", system, "precision/#", precision, sum(said))
+    independence_rows.append({"system": system, "recall/#": recall, "precision/#": precision})
+glue("independence_claims", n_independence, display=False)
+glue("independence_pairs", len(held), display=False)
+glue("independence_positive", sum(held_gold), display=False)
+glue("independence_recall", f"{independence_rows[0]['recall/#']:.2f}", display=False)
+glue("independence_precision", f"{independence_rows[0]['precision/#']:.2f}", display=False)
+pd.DataFrame(independence_rows).set_index("system").round(3)
+
+# %% [markdown]
+# *Table: telling an uncovered chunk from a covered one on evaluation claims* ({glue:text}`independence_pairs`
+# pairs, {glue:text}`independence_positive` of them `#`).  The context model finds {glue:text}`independence_recall`
+# of the uncovered chunks at precision {glue:text}`independence_precision`.  The labels of the covered pairs are the
+# span model's operators on a gold sentence's span, and a removed sentence's chunk may still be covered by another
+# selected sentence, so both columns are measured against labels built by rule, not by people.
+#
+# One claim, two selections: the aligned proof of the first of these HoVer claims with its complete gold
+# selection, and with one gold sentence replaced by a distractor (the next chapter's rule with its calibrated
+# threshold decides each):
+
+# %%
+hook = prover.aligned(settings)
+pair_sets = evidence_sets([tasks["hover"]], 1, settings.proofgen.distractors, settings.proofgen.max_evidence, seed,
+                          claims_per_task={"hover": tasks["hover"].evaluation})
+shown, captions = [], []
+for chosen in pair_sets:
+    decision = hook.decide(chosen.claim, list(chosen.sentences))
+    shown.append(decision.kept[0])
+    captions.append(f"HoVer {chosen.claim_id}, {'complete selection' if chosen.sufficient else 'a gold sentence removed'}:"
+                    f" score {decision.score:.2f}, decided {'sufficient' if decision.sufficient else 'insufficient'}")
+display(HTML(natlog.proofs_html(shown, captions)))
+
+# %% [markdown]
+# *Rendered: the aligned proofs of one claim on a complete and an incomplete selection (claim spans underlined;
+# each step's evidence span and operator; the automaton's path).*  The proof shown is the most probable operator
+# sequence reaching the decided verdict; the decision reads the score (the next chapter explains it and how
+# its threshold is chosen).
 #
 # ## Generated proofs
 #

@@ -21,21 +21,32 @@ def test_natural_logic_chapter_smoke(smoke_run):
     metrics = {(r["system"], r["metric"]) for r in rows}
     assert ("operator-model", "accuracy") in metrics and ("natlog-automaton", "verdict_acc") in metrics
     assert {f"recall/{op}" for op in "=<>!|#"} <= {m for s, m in metrics if s == "operator-model"}
+    assert {f"recall/{op}" for op in "=<>!|#"} | {"macro_f1", "accuracy"} <= \
+        {m for s, m in metrics if s == "operator-model-aligned"}
+    independence = {(r["system"], r["metric"]) for r in rows if r["dataset"] == "independence-heldout"}
+    assert {(s, m) for s in ("operator-model-aligned", "operator-model", "lexical")
+            for m in ("recall/#", "precision/#")} <= independence
 
 
 def test_sufficiency_chapter_smoke(smoke_run):
     rows = rows_of("06_sufficiency", smoke_run)
-    systems = ("suff-natlog", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
+    systems = ("suff-natlog", "suff-natlog-generated", "suff-lexical", "suff-classifier", "suff-always", "suff-never",
+               "fixed-2", "oracle")
     for dataset in ("hover", "feverous_s+distractors"):
         for system in systems:
             got = {r["metric"] for r in rows if r["dataset"] == dataset and r["system"] == system}
-            assert {"recall@5", "avg_hops"} <= got, (dataset, system, got)
+            assert {"recall@5", "avg_hops", "suff_balanced_acc", "suff_f1@iter1"} <= got, (dataset, system, got)
+        for system in ("natlog-aligned", "natlog-generated", "natlog-lexical"):
+            assert any(r["dataset"] == dataset and r["system"] == system and r["metric"] == "calibration_auc"
+                       for r in rows), (dataset, system)
         never = next(r for r in rows if r["dataset"] == dataset and r["system"] == "suff-never" and r["metric"] == "avg_hops")
         always = next(r for r in rows if r["dataset"] == dataset and r["system"] == "suff-always" and r["metric"] == "avg_hops")
         assert always["value"] == 1.0 and 1.0 <= never["value"] <= 3.0
     for split in ("dev", "test"):
-        assert any(r["dataset"] == "fever_symmetric" and r["split"] == split and r["system"] == "natlog-automaton"
-                   and r["metric"] == "verdict_acc" and 0 <= r["value"] <= 1 for r in rows)
+        for system in ("natlog-aligned", "natlog-generated"):
+            for metric in ("verdict_acc", "nei_share"):
+                assert any(r["dataset"] == "fever_symmetric" and r["split"] == split and r["system"] == system
+                           and r["metric"] == metric and 0 <= r["value"] <= 1 for r in rows), (split, system, metric)
     assert {("hover", "suff-natlog-vs-fixed-2", m) for m in ("recall@5", "suff_f1", "suff_f1:ci95_high")} <= \
         {(r["dataset"], r["system"], r["metric"]) for r in rows}
     for r in rows:

@@ -3,7 +3,7 @@ import pytest
 
 from proofbook.corpus import Sentence
 from proofbook.prover.natlog import Proof
-from proofbook.prover.sufficiency import (Decision, NatlogSufficiency, fixed_rule, reference_rule,
+from proofbook.prover.sufficiency import (NO_EVIDENCE, Decision, NatlogSufficiency, fixed_rule, reference_rule,
                                           selection_is_sufficient, selections, simulate_stopping, stopping_metrics,
                                           truncated)
 from proofbook.retrieval.admiral import HopTrace, RetrievalTrace
@@ -68,9 +68,12 @@ def test_simulation_of_fixed_rules_and_oracle():
     assert always.stops == [1, 1] and never.stops == [3, 3] and fixed2.stops == [2, 2]
     assert oracle.stops == [2, 3]                      # claim 2's C sentence arrives with iteration 3
     rows = {r["metric"]: r["value"] for r in stopping_metrics(oracle, claims)}
-    assert rows["suff_acc"] == 1.0 and rows["avg_hops"] == 2.5
+    assert rows["suff_acc"] == 1.0 and rows["avg_hops"] == 2.5 and rows["suff_balanced_acc"] == 1.0
+    assert rows["suff_f1@iter2"] == 1.0 and rows["suff_f1@iter1"] == 0.0      # no claim is sufficient at 1
     rows = {r["metric"]: r for r in stopping_metrics(never, claims)}
     assert rows["suff_acc"]["n"] == 4 and rows["suff_acc"]["value"] == 0.75 and rows["suff_f1"]["value"] == 0.0
+    assert rows["suff_balanced_acc"]["value"] == 0.5                           # a constant rule
+    assert rows["suff_f1@iter1"]["n"] == 2 and rows["suff_f1@iter2"]["n"] == 2
     assert rows["recall@5"]["value"] == 1.0
     rows = {r["metric"]: r["value"] for r in stopping_metrics(always, claims)}
     assert rows["suff_acc"] == 0.0 and rows["recall@5"] == 0.0 and rows["avg_hops"] == 1.0
@@ -87,7 +90,8 @@ class FakeGenerator:
 def test_natlog_decision_is_the_admiral_hook():
     rule = NatlogSufficiency(FakeGenerator(), beam=2)
     assert rule("claim", [S["A:0"], S["B:0"]]) is True and rule("claim", [S["A:0"]]) is False
-    assert rule.decide_many(["x"], [[]])[0] == Decision(False)       # nothing selected: insufficient
+    empty = rule.decide_many(["x"], [[]])[0]                          # nothing selected: insufficient, and why
+    assert empty == Decision(False, reason=NO_EVIDENCE)
     traces, claims = [trace()], [claim(["A", "B"], [("A", 0), ("B", 0)])]
     run = simulate_stopping("suff-natlog", traces, claims, "hover", rule.decide_many, limit=3)
     assert run.stops == [2] and run.decisions == [[(False, False), (True, True)]]
@@ -183,3 +187,41 @@ def test_classifier_threshold_is_calibrated_on_the_selections():
     assert found["threshold"] == pytest.approx(0.7) and found["accuracy"] == 1.0 and found["reference_accuracy"] == 0.5
     classifier.threshold = found["threshold"]
     assert [d.sufficient for d in classifier.decide_many(["c", "c"], [s.sentences for s in sets])] == [True, False]
+
+
+def test_verdict_rows_count_nei_and_missing_proofs_as_wrong():
+    from proofbook.data.fever_symmetric import SymmetricPair
+    from proofbook.prover.natlog import NEI, REFUTES, SUPPORTS
+    from proofbook.prover.sufficiency import verdict_rows
+
+    pairs = [SymmetricPair(str(i), "c", "e", label) for i, label in enumerate([SUPPORTS, REFUTES, SUPPORTS, REFUTES])]
+    rows = {r["metric"]: r for r in verdict_rows(pairs, [SUPPORTS, NEI, None, REFUTES], "dev", "natlog-aligned")}
+    assert rows["verdict_acc"]["value"] == 0.5 and rows["nei_share"]["value"] == 0.5
+    assert rows["verdict_acc"]["system"] == "natlog-aligned" and rows["verdict_acc"]["n"] == 4
+    with pytest.raises(ValueError, match="4 pairs but 1 verdicts"):
+        verdict_rows(pairs, [SUPPORTS], "dev", "x")
+
+
+def test_generated_score_is_the_beam_share_reaching_a_verdict():
+    import math
+
+    from proofbook.prover.sufficiency import generated_score
+
+    assert generated_score([]) == 0.0
+    assert generated_score([proof("==", -0.5)]) == 1.0 and generated_score([proof("=#", -0.5)]) == 0.0
+    mixed = generated_score([proof("==", math.log(0.3)), proof("=#", math.log(0.1))])
+    assert mixed == pytest.approx(0.75)
+
+
+def test_calibration_auc_rows_resample_claims():
+    from types import SimpleNamespace
+
+    from proofbook.prover.sufficiency import calibration_auc_rows
+
+    sets = [SimpleNamespace(claim_id=str(i // 2), sufficient=i % 2 == 0) for i in range(8)]
+    scores = {"natlog-aligned": [0.9, 0.1, 0.8, 0.2, 0.7, 0.3, 0.6, 0.4], "natlog-lexical": [1.0] * 8}
+    rows = {(r["system"], r["metric"]): r for r in calibration_auc_rows("hover", "dev", sets, scores)}
+    assert rows[("natlog-aligned", "calibration_auc")]["value"] == 1.0
+    assert rows[("natlog-lexical", "calibration_auc")]["value"] == 0.5
+    assert rows[("natlog-aligned", "calibration_auc:ci95_low")]["value"] == 1.0
+    assert rows[("natlog-aligned", "calibration_auc")]["n"] == 8

@@ -136,8 +136,15 @@ class Aligner:
     def align_many(self, claims: Sequence[str], evidence: Sequence[Sequence[str]],
                    chunks: Sequence[Sequence[str]] | None = None) -> list[list[Alignment]]:
         """:meth:`align` for many claims, encoding every text of the batch together."""
+        return [[found[0] for found in row] for row in self.candidates_many(claims, evidence, chunks, k=1)]
+
+    def candidates_many(self, claims: Sequence[str], evidence: Sequence[Sequence[str]],
+                        chunks: Sequence[Sequence[str]] | None = None, k: int = 3) -> list[list[list[Alignment]]]:
+        """For each claim and each of its chunks, the ``k`` best-scoring evidence spans, best first."""
         if len(claims) != len(evidence):
             raise ValueError(f"align_many: {len(claims)} claims but {len(evidence)} evidence lists")
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
         chunks = [chunk_claim(c) for c in claims] if chunks is None else [list(c) for c in chunks]
         texts = list(claims) + [s for sentences in evidence for s in sentences]
         encoded = self.word_vectors(texts)
@@ -154,12 +161,17 @@ class Aligner:
                 candidates.append(means)
                 where += [(j, s, e, words) for s, e in spans]
             position += len(sentences)
+            if not where:
+                raise ValueError(f"claim {i}: the evidence has no words to align to")
             matrix = np.vstack(candidates)
             lengths = np.array([e - s for _, s, e, _ in where])
             span_words = [_content(words[s:e]) for _, s, e, words in where]
             row = []
             for chunk in chunks[i]:
                 start, end = self._locate(claim, claim_words, chunk)
+                if end - start > self.max_span_words:
+                    raise ValueError(f"claim {i}: chunk {chunk!r} has {end - start} words, more than the span limit "
+                                     f"of {self.max_span_words}")
                 weights = self._weights(claim_words[start:end])
                 vector = (claim_vectors[start:end] * weights[:, None]).sum(axis=0)
                 vector /= max(float(np.linalg.norm(vector)), 1e-9)
@@ -167,12 +179,13 @@ class Aligner:
                 overlap = np.array([len(chunk_words & ws) / max(1, len(chunk_words | ws)) for ws in span_words])
                 scores = (matrix @ vector + self.overlap_weight * overlap
                           - self.length_penalty * np.abs(lengths - (end - start)))
-                best = int(np.argmax(scores)) if len(scores) else -1
-                if best < 0:
-                    raise ValueError(f"claim {i}: the evidence has no words to align to")
-                j, s, e, words = where[best]
-                text = sentences[j][words[s].start():words[e - 1].end()]
-                row.append(Alignment(chunk, text, j, s, e, float(scores[best])))
+                best = np.argsort(-scores, kind="stable")[:k]
+                found = []
+                for index in best:
+                    j, s, e, words = where[int(index)]
+                    text = sentences[j][words[s].start():words[e - 1].end()]
+                    found.append(Alignment(chunk, text, j, s, e, float(scores[index])))
+                row.append(found)
             results.append(row)
         return results
 

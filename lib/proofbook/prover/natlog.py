@@ -36,7 +36,7 @@ from proofbook.data.natlog import OPERATORS, VERDICTS, ProofStep, format_proof, 
 __all__ = [
     "OPERATORS", "VERDICTS", "SUPPORTS", "REFUTES", "NEI", "TRANSITIONS", "OPERATOR_WORDS", "ProofStep",
     "ProofError", "Proof", "automaton_path", "verdict", "format_proof", "parse_proof_string", "normalize",
-    "span_position", "best_operators",
+    "span_position", "best_operators", "verdict_probabilities",
 ]
 
 SUPPORTS, REFUTES, NEI = VERDICTS
@@ -107,6 +107,22 @@ def best_operators(logprobs: Sequence[dict[str, float]], target: str | None = No
     if target not in best:
         raise ProofError(f"no operator sequence of {len(logprobs)} steps reaches {target}")
     return best[target][1]
+
+
+def verdict_probabilities(probabilities: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The probability of each verdict when step ``i``'s operator is drawn from ``probabilities[i]``
+    (operator -> probability, steps independent): the automaton run forward over its three states,
+    summing where :func:`best_operators` maximises.  An empty proof stays in SUPPORTS."""
+    mass = {SUPPORTS: 1.0, REFUTES: 0.0, NEI: 0.0}
+    for number, step in enumerate(probabilities, start=1):
+        following = {SUPPORTS: 0.0, REFUTES: 0.0, NEI: 0.0}
+        for state, p_state in mass.items():
+            if p_state == 0.0:
+                continue
+            for op, p_op in step.items():
+                following[TRANSITIONS[state][_check_operator(op, number)]] += p_state * p_op
+        mass = following
+    return mass
 
 
 #: what :func:`target_verdict` says of a proof text that cannot be read back as triples

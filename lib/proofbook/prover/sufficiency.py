@@ -39,7 +39,10 @@ from proofbook.corpus import Sentence
 from proofbook.prover.natlog import NEI, Proof
 
 REFERENCE_THRESHOLD = -0.9
-SYSTEMS = ("suff-natlog", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
+#: where ``suff-natlog``'s proofs come from: aligned chunks (:mod:`proofbook.prover.aligned`) or the generator
+BUILDERS = ("aligned", "generated")
+NO_EVIDENCE = "no sentence selected"
+SYSTEMS = ("suff-natlog", "suff-natlog-generated", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
 
 
 def _evidence(sentences: Sequence[Sentence]) -> list[tuple[str, str]]:
@@ -54,6 +57,8 @@ class Decision:
     proofs: list[Proof] = field(default_factory=list)
     kept: list[Proof] = field(default_factory=list)
     seconds: float = 0.0
+    score: float | None = None        # the builder's sufficiency score, where it has one
+    reason: str = ""                  # why, where no proof was attempted (e.g. nothing selected)
 
 
 def reference_rule(proofs: Sequence[Proof], threshold: float = REFERENCE_THRESHOLD) -> tuple[bool, list[Proof]]:
@@ -84,7 +89,7 @@ class NatlogSufficiency(_Hook):
         self.constrained, self.batch_size = constrained, batch_size
 
     def decide_many(self, claims, selections) -> list[Decision]:
-        out: list[Decision] = [Decision(False) for _ in claims]
+        out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]          # no sentence: nothing can be proven
         if todo:
             start = time.perf_counter()
@@ -97,6 +102,37 @@ class NatlogSufficiency(_Hook):
         return out
 
 
+class AlignedSufficiency(_Hook):
+    """``suff-natlog`` with aligned proofs (:mod:`proofbook.prover.aligned`): sufficient iff the builder's
+    sufficiency score reaches ``threshold``; the proof kept is the most probable one reaching the decided verdict."""
+
+    def __init__(self, prover, score: str = "proven", threshold: float = 0.5):
+        self.prover, self.score, self.threshold = prover, score, threshold
+
+    def scores(self, claims: Sequence[str], selections: Sequence[Sequence[Sentence]]) -> list[float]:
+        """The sufficiency score of each (claim, non-empty selection)."""
+        found = self.prover.prove_many(list(claims), [_evidence(s) for s in selections])
+        return [f.score(self.score) for f in found]
+
+    def decide_many(self, claims, selections) -> list[Decision]:
+        from proofbook.prover.aligned import decided_verdict
+
+        out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
+        todo = [i for i, s in enumerate(selections) if s]
+        if todo:
+            start = time.perf_counter()
+            found = self.prover.prove_many([claims[i] for i in todo], [_evidence(selections[i]) for i in todo])
+            each = (time.perf_counter() - start) / len(todo)
+            for i, f in zip(todo, found):
+                score = f.score(self.score)
+                sufficient = score >= self.threshold
+                verdicts = dict(f.verdicts)
+                verdicts.pop(NEI)
+                proof = f.shown(max(verdicts, key=verdicts.get) if sufficient else NEI)
+                out[i] = Decision(sufficient, [proof], [proof], each, score)
+        return out
+
+
 class LexicalSufficiency(_Hook):
     """One lexical proof (chunking, MiniLM alignment, WordNet operators); sufficient iff its verdict is not NEI."""
 
@@ -106,7 +142,7 @@ class LexicalSufficiency(_Hook):
     def decide_many(self, claims, selections) -> list[Decision]:
         from proofbook.prover.lexical import lexical_proof
 
-        out: list[Decision] = [Decision(False) for _ in claims]
+        out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]
         if todo:
             start = time.perf_counter()
@@ -139,7 +175,7 @@ class ClassifierSufficiency(_Hook):
         return [float(p[1]) for p in self.encoder.predict_proba(pairs, progress=False)] if pairs else []
 
     def decide_many(self, claims, selections) -> list[Decision]:
-        out: list[Decision] = [Decision(False) for _ in claims]
+        out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]
         if todo:
             start = time.perf_counter()
@@ -291,15 +327,20 @@ def simulate_stopping(system: str, traces, claims, dataset: str, decide, limit: 
     return StoppingRun(system, stops, decisions, rankings, details, seconds / count if count else 0.0)
 
 
-def _decision_scores(decisions: Sequence[Sequence[tuple[bool, bool]]]) -> tuple[float, float]:
-    """``(suff_acc, suff_f1)`` over the decision points of the given claims (``(decided, truth)`` pairs)."""
+def _decision_scores(decisions: Sequence[Sequence[tuple[bool, bool]]]) -> tuple[float, float, float]:
+    """``(suff_acc, suff_f1, suff_balanced_acc)`` over the decision points of the given claims (``(decided,
+    truth)`` pairs).  The balanced accuracy is the mean of the recall on truly sufficient and on truly
+    insufficient points (a constant rule scores .5); with only one kind of point, that kind's recall."""
     points = [p for per in decisions for p in per]
     if not points:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     tp = sum(d and t for d, t in points)
     fp = sum(d and not t for d, t in points)
     fn = sum(t and not d for d, t in points)
-    return sum(d == t for d, t in points) / len(points), (2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    recalls = [sum(d == t for d, t in points if t == kind) / n for kind in (True, False)
+               if (n := sum(t == kind for _, t in points))]
+    return (sum(d == t for d, t in points) / len(points), (2 * tp / (2 * tp + fp + fn) if tp else 0.0),
+            sum(recalls) / len(recalls))
 
 
 def _per_claim_recall(run: StoppingRun, claims) -> list[float]:
@@ -309,19 +350,27 @@ def _per_claim_recall(run: StoppingRun, claims) -> list[float]:
 
 
 def stopping_metrics(run: StoppingRun, claims, seed: int = 0) -> list[dict]:
-    """Rows ``{"metric", "value", "n"}``: suff_acc, suff_f1 (over decision points), recall@5, avg_hops (over
-    claims), each with its 95% bootstrap interval; the bootstrap resamples claims, with all their decision
+    """Rows ``{"metric", "value", "n"}``: suff_acc, suff_f1, suff_balanced_acc (over decision points),
+    suff_f1@iter1 / @iter2 (the decisions at that iteration), recall@5, avg_hops (over claims), each with its 95%
+    bootstrap interval; the bootstrap resamples claims, with all their decision
     points (:mod:`proofbook.intervals`)."""
     from proofbook import intervals
 
     rows = []
     n_points = sum(len(per) for per in run.decisions)
     if n_points:
-        accuracy, f1 = _decision_scores(run.decisions)
-        for index, (metric, value) in enumerate((("suff_acc", accuracy), ("suff_f1", f1))):
+        for index, (metric, value) in enumerate(zip(("suff_acc", "suff_f1", "suff_balanced_acc"),
+                                                    _decision_scores(run.decisions))):
             low, high = intervals.interval(lambda idx: _decision_scores([run.decisions[i] for i in idx])[index],
                                            len(run.decisions), seed)
             rows += intervals.interval_rows({"metric": metric, "value": value, "n": n_points}, low, high)
+    for iteration in (1, 2):               # the decision at iteration k, on the claims that got that far
+        at = [per[iteration - 1:iteration] for per in run.decisions]
+        n_at = sum(len(per) for per in at)
+        if n_at:
+            low, high = intervals.interval(lambda idx: _decision_scores([at[i] for i in idx])[1], len(at), seed)
+            rows += intervals.interval_rows({"metric": f"suff_f1@iter{iteration}", "value": _decision_scores(at)[1],
+                                             "n": n_at}, low, high)
     rows += intervals.mean_rows({}, "recall@5", _per_claim_recall(run, claims), seed)
     rows += intervals.mean_rows({}, "avg_hops", [float(s) for s in run.stops], seed)
     return rows
@@ -366,26 +415,35 @@ class SufficiencySettings:
     threshold: float = REFERENCE_THRESHOLD
     calibration_claims: int = 30         # per dataset; 0 = keep ``threshold`` (see calibrate_threshold)
     verdict_beam: int = 1                # FEVER-Symmetric verdicts: the best proof of a greedy decode
+    builder: str = "aligned"             # suff-natlog's proofs: one of BUILDERS
     operators: object = None
     proofgen: object = None
+    aligned: object = None
     classifier: ClassifierSettings = ClassifierSettings()
 
     def __post_init__(self) -> None:
+        from proofbook.prover.aligned import AlignedSettings
         from proofbook.prover.operators import OperatorSettings
         from proofbook.prover.proofgen import ProofgenSettings
 
+        if self.builder not in BUILDERS:
+            raise ValueError(f"unknown proof builder {self.builder!r}; expected one of {BUILDERS}")
         if self.operators is None:
             object.__setattr__(self, "operators", OperatorSettings(seed=self.seed))
         if self.proofgen is None:
             object.__setattr__(self, "proofgen", ProofgenSettings(seed=self.seed))
+        if self.aligned is None:
+            object.__setattr__(self, "aligned", AlignedSettings(seed=self.seed))
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "SufficiencySettings":
+        from proofbook.prover.aligned import AlignedSettings
         from proofbook.prover.operators import OperatorSettings
         from proofbook.prover.proofgen import ProofgenSettings
 
         return cls(seed=seed, beam=2, calibration_claims=2, operators=OperatorSettings.smoke(seed),
-                   proofgen=ProofgenSettings.smoke(seed), classifier=ClassifierSettings.smoke(seed))
+                   proofgen=ProofgenSettings.smoke(seed), aligned=AlignedSettings.smoke(seed),
+                   classifier=ClassifierSettings.smoke(seed))
 
 
 @dataclass
@@ -402,15 +460,35 @@ class Prover:
     threshold: float = REFERENCE_THRESHOLD
     calibration: list = field(default_factory=list)   # calibrate_threshold's table rows
     classifier_calibration: dict = field(default_factory=dict)   # calibrate_classifier's result
+    context_model: object = None                       # the aligned builder's operator model
+    context_data: object = None
+    aligned_calibration: dict = field(default_factory=dict)      # aligned.calibrate's result (+ AUC per score)
 
-    def natlog(self, settings: SufficiencySettings) -> NatlogSufficiency:
-        """The ``suff-natlog`` rule with this prover's generator and (calibrated) threshold."""
+    def generated(self, settings: SufficiencySettings) -> NatlogSufficiency:
+        """The reference rule on generated proofs, with the (calibrated) threshold."""
         return NatlogSufficiency(self.generator, beam=settings.beam, threshold=self.threshold)
+
+    def aligned_prover(self, settings: SufficiencySettings):
+        from proofbook.prover.aligned import AlignedProver
+
+        return AlignedProver(self.aligner, self.context_model, rerank=settings.aligned.rerank)
+
+    def aligned(self, settings: SufficiencySettings) -> AlignedSufficiency:
+        """The aligned builder's rule with its (calibrated) threshold."""
+        threshold = self.aligned_calibration.get("threshold", settings.aligned.threshold)
+        score = self.aligned_calibration.get("score", settings.aligned.score)
+        return AlignedSufficiency(self.aligned_prover(settings), "proven" if score == "auto" else score, threshold)
+
+    def natlog(self, settings: SufficiencySettings):
+        """The ``suff-natlog`` rule: proofs from ``settings.builder``."""
+        return self.aligned(settings) if settings.builder == "aligned" else self.generated(settings)
 
     def deciders(self, settings: SufficiencySettings) -> dict:
         """System name (as in the results files) -> what :func:`simulate_stopping` calls."""
+        extra = {"suff-natlog-generated": self.generated(settings).decide_many} if settings.builder == "aligned" else {}
         return {
             "suff-natlog": self.natlog(settings).decide_many,
+            **extra,
             "suff-lexical": LexicalSufficiency(self.aligner).decide_many,
             "suff-classifier": self.classifier.decide_many,
             "suff-always": fixed_rule(1),
@@ -433,15 +511,16 @@ def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None
     (trained on a miss) on the training claims of ``tasks`` and the QA-NatVer proofs.
 
     ``stage`` builds only part of it (each part is cached, so a full-size run can be split into commands
-    of a few minutes each): ``"operators"``, ``"proofs"`` (+ the built training proofs), ``"generator"``,
-    ``"all"`` (+ the classifier); a partial stage returns None.
+    of a few minutes each): ``"operators"``, ``"proofs"`` (+ the built training proofs), ``"context"`` (+ the
+    aligned builder's operator model), ``"generator"``, ``"all"`` (+ the classifier); a partial stage returns None.
     """
     from proofbook.models import ArtifactCache, fingerprint
+    from proofbook.prover.aligned import cached_context_model, context_operator_data
     from proofbook.prover.alignment import Aligner
     from proofbook.prover.operators import cached_operator_model
     from proofbook.prover.proofgen import cached_generator, cached_training_proofs, evidence_sets
 
-    stages = ("operators", "proofs", "generator", "all")
+    stages = ("operators", "proofs", "context", "generator", "all")
     if stage not in stages:
         raise ValueError(f"unknown stage {stage!r}; expected one of {stages}")
     cache = cache or ArtifactCache()
@@ -451,15 +530,20 @@ def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None
         return None
     aligner = Aligner()
     key = operator_key(settings.operators, data)
+    proofs = cached_training_proofs(tasks, aligner, operator_model, settings.proofgen, data_dir, cache, key, progress)
     if stage == "proofs":
-        cached_training_proofs(tasks, aligner, operator_model, settings.proofgen, data_dir, cache, key, progress)
+        return None
+    context_data = context_operator_data(data_dir, data, proofs, settings.aligned)
+    context_model, seconds["context operator model"] = cached_context_model(context_data, settings.aligned, cache)
+    if stage == "context":
         return None
     generator, proofs, seconds["proof generator"] = cached_generator(tasks, aligner, operator_model, settings.proofgen,
                                                                      data_dir, cache, key, progress)
     if stage == "generator":
         return None
     classifier, seconds["sufficiency classifier"] = train_classifier(tasks, settings.classifier, cache)
-    threshold, calibration, classifier_calibration = settings.threshold, [], {}
+    prover = Prover(operator_model, data, aligner, generator, proofs, classifier, seconds, settings.threshold,
+                    context_model=context_model, context_data=context_data)
     if settings.calibration_claims:
         start = time.perf_counter()
         sets = evidence_sets(tasks, settings.calibration_claims, settings.proofgen.distractors,
@@ -468,12 +552,30 @@ def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None
                "beam": settings.beam, "sets": fingerprint([(s.claim_id, [x.id for x in s.sentences]) for s in sets]),
                "table": 2}
         found = cache.cache_json("natlog-threshold", key, lambda: calibrate_threshold(generator, sets, settings.beam))
-        threshold, calibration = found["threshold"], found["table"]
-        classifier_calibration = calibrate_classifier(classifier, sets)
-        classifier.threshold = classifier_calibration["threshold"]
+        prover.threshold, prover.calibration = found["threshold"], found["table"]
+        prover.classifier_calibration = calibrate_classifier(classifier, sets)
+        classifier.threshold = prover.classifier_calibration["threshold"]
+        prover.aligned_calibration = calibrate_aligned(prover, settings, sets)
         seconds["threshold calibration"] = time.perf_counter() - start
-    return Prover(operator_model, data, aligner, generator, proofs, classifier, seconds, threshold, calibration,
-                  classifier_calibration)
+    return prover
+
+
+def calibrate_aligned(prover: Prover, settings: SufficiencySettings, sets) -> dict:
+    """The aligned rule's score and threshold on the calibration selections: the ROC AUC of each sufficiency
+    score there (``auc/proven``, ``auc/weakest``), the score used (``settings.aligned.score``, or for ``"auto"``
+    the one with the higher AUC; ties: the first of :data:`~proofbook.prover.aligned.SCORES`) and its threshold
+    (:func:`proofbook.prover.aligned.calibrate`)."""
+    from proofbook.prover.aligned import SCORES, calibrate, roc_auc
+
+    found = prover.aligned_prover(settings).prove_many([s.claim for s in sets], [s.evidence for s in sets])
+    truth = [s.sufficient for s in sets]
+    scores = {kind: [f.score(kind) for f in found] for kind in SCORES}
+    aucs = {kind: roc_auc(values, truth) for kind, values in scores.items()}
+    kind = settings.aligned.score
+    if kind == "auto":
+        kind = max(SCORES, key=lambda k: (-1.0 if aucs[k] != aucs[k] else aucs[k], -SCORES.index(k)))
+    chosen = calibrate(scores[kind], truth, settings.aligned.threshold)
+    return {**chosen, "score": kind, **{f"auc/{k}": value for k, value in aucs.items()}}
 
 
 def calibrate_threshold(generator, sets, beam: int, reference: float = REFERENCE_THRESHOLD) -> dict:
@@ -579,13 +681,81 @@ def verdict_accuracy(generator, pairs, beam: int = 1, batch_size: int = 16) -> t
     return (sum(correct) / len(pairs) if pairs else 0.0), best
 
 
-def verdict_rows(pairs, best: Sequence[Proof | None], split: str, seed: int = 0) -> list[dict]:
-    """``verdict_acc`` of the best proofs on FEVER-Symmetric ``split``, with its 95% bootstrap interval."""
+def verdict_rows(pairs, verdicts: Sequence[str | None], split: str, system: str, seed: int = 0) -> list[dict]:
+    """``verdict_acc`` (no verdict or NOT ENOUGH INFO counts as wrong: every pair is SUPPORTS or REFUTES) and
+    ``nei_share`` of ``system``'s verdicts on FEVER-Symmetric ``split``, with 95% bootstrap intervals."""
     from proofbook import intervals
 
-    correct = [float(b is not None and b.verdict == p.label) for b, p in zip(best, pairs)]
-    return intervals.mean_rows({"dataset": "fever_symmetric", "split": split, "system": "natlog-automaton"},
-                               "verdict_acc", correct, seed)
+    if len(pairs) != len(verdicts):
+        raise ValueError(f"{len(pairs)} pairs but {len(verdicts)} verdicts")
+    base = {"dataset": "fever_symmetric", "split": split, "system": system}
+    correct = [float(v is not None and v == p.label) for v, p in zip(verdicts, pairs)]
+    return (intervals.mean_rows(base, "verdict_acc", correct, seed)
+            + intervals.mean_rows(base, "nei_share", [float(v in (None, NEI)) for v in verdicts], seed))
+
+
+def aligned_proofs(hook: AlignedSufficiency, pairs) -> list:
+    """The aligned builder's :class:`~proofbook.prover.aligned.AlignedProof` of each FEVER-Symmetric pair."""
+    return hook.prover.prove_many([p.claim for p in pairs], [[("", p.evidence)] for p in pairs])
+
+
+def aligned_verdicts(found, nei_threshold: float | None = None) -> list[Proof]:
+    """The proof of each aligned proof's verdict (:func:`proofbook.prover.aligned.decided_verdict`), reaching it."""
+    from proofbook.prover.aligned import decided_verdict
+
+    return [f.shown(decided_verdict(f, nei_threshold)) for f in found]
+
+
+# --- does a builder's score see missing evidence? ------------------------------------------------
+
+#: the proof builders compared by calibration_auc, as named in the results files
+BUILDER_SYSTEMS = ("natlog-aligned", "natlog-generated", "natlog-lexical")
+
+
+def generated_score(proofs: Sequence[Proof]) -> float:
+    """The generator's sufficiency score: the share of the beam's probability (``exp`` of each proof's
+    length-normalised log-probability, normalised over the beam) on proofs that reach a verdict; 0 without proofs."""
+    import math
+
+    weights = [math.exp(p.score) for p in proofs if p.score is not None]
+    if not weights or not sum(weights):
+        return 0.0
+    return sum(w for w, p in zip(weights, [p for p in proofs if p.score is not None]) if p.verdict != NEI) / sum(weights)
+
+
+def builder_scores(prover: Prover, settings: SufficiencySettings, sets) -> dict[str, list[float]]:
+    """Each builder's sufficiency score on each selection (:data:`BUILDER_SYSTEMS`): the aligned score, the
+    generator's :func:`generated_score`, and the lexical proof's verdict (1 reaches a verdict, 0 NEI)."""
+    claims, chosen = [s.claim for s in sets], [list(s.sentences) for s in sets]
+    aligned = prover.aligned(settings).scores(claims, chosen)
+    generated = [generated_score(d.proofs) for d in
+                 NatlogSufficiency(prover.generator, beam=settings.beam, threshold=float("-inf")).decide_many(claims, chosen)]
+    lexical = [float(d.sufficient) for d in LexicalSufficiency(prover.aligner).decide_many(claims, chosen)]
+    return dict(zip(BUILDER_SYSTEMS, (aligned, generated, lexical)))
+
+
+def calibration_auc_rows(dataset: str, split: str, sets, scores: dict[str, list[float]], seed: int = 0) -> list[dict]:
+    """``calibration_auc`` of each builder: ROC AUC of its score on complete vs one-gold-sentence-removed
+    selections, with a 95% bootstrap interval that resamples claims (both selections of a claim together)."""
+    import numpy as np
+
+    from proofbook import intervals
+    from proofbook.prover.aligned import roc_auc
+
+    truth = [s.sufficient for s in sets]
+    claim_ids = sorted({s.claim_id for s in sets})
+    members = {cid: [i for i, s in enumerate(sets) if s.claim_id == cid] for cid in claim_ids}
+    rows = []
+    for system, values in scores.items():
+        def statistic(idx, values=values):
+            chosen = [i for k in idx for i in members[claim_ids[k]]]
+            found = roc_auc([values[i] for i in chosen], [truth[i] for i in chosen])
+            return 0.5 if np.isnan(found) else found
+        low, high = intervals.interval(statistic, len(claim_ids), seed)
+        rows += intervals.interval_rows({"dataset": dataset, "split": split, "system": system,
+                                         "metric": "calibration_auc", "value": roc_auc(values, truth), "n": len(sets)},
+                                        low, high)
+    return rows
 
 
 ERROR_KINDS = ("alignment", "operator", "automaton", "no proof kept")

@@ -304,7 +304,7 @@ pd.DataFrame(independence_rows).set_index("system").round(3)
 # threshold decides each):
 
 # %%
-hook = prover.aligned(settings)
+hook = prover.aligned(settings, "hover")
 pair_sets = evidence_sets([tasks["hover"]], 1, settings.proofgen.distractors, settings.proofgen.max_evidence, seed,
                           claims_per_task={"hover": tasks["hover"].evaluation})
 shown, captions = [], []

@@ -156,6 +156,9 @@ for key in ("accuracy", "said_sufficient_complete", "said_sufficient_incomplete"
     glue(f"aligned_{key.replace('/', '_')}", f"{aligned_calibration[key]:.2f}" if key in aligned_calibration
          else "n/a (no calibration in this run)", display=False)
 glue("aligned_score", aligned_calibration.get("score", settings.aligned.score), display=False)
+for source, found in aligned_calibration.get("by_source", {}).items():
+    glue(f"aligned_threshold_{source}", f"{found['threshold']:.3f}", display=False)
+    glue(f"aligned_accuracy_{source}", f"{found['accuracy']:.2f}", display=False)
 
 # %% [markdown]
 # *Figure: the rule on the calibration selections as a function of the threshold (grey: the reference's -0.9;
@@ -181,7 +184,11 @@ glue("aligned_score", aligned_calibration.get("score", settings.aligned.score), 
 # {glue:text}`aligned_score`.  Its threshold on that score, chosen the same way, is {glue:text}`aligned_threshold`,
 # where it decides {glue:text}`aligned_accuracy` of the selections correctly and calls
 # {glue:text}`aligned_said_sufficient_complete` of the complete ones sufficient and
-# {glue:text}`aligned_said_sufficient_incomplete` of those missing a gold sentence.
+# {glue:text}`aligned_said_sufficient_incomplete` of those missing a gold sentence.  The loop knows which dataset
+# it runs on, and the two datasets' claims differ (HoVer's are multi-hop, FEVEROUS-S's long), so each dataset's
+# runs use the threshold chosen on its own training task's calibration selections: HoVer
+# {glue:text}`aligned_threshold_hover` (accuracy {glue:text}`aligned_accuracy_hover` there), FEVEROUS-S
+# {glue:text}`aligned_threshold_feverous_s` ({glue:text}`aligned_accuracy_feverous_s`).
 # All thresholds are chosen on selections built from gold sentences plus a distractor; the loop's own selections
 # (five retrieved sentences) are another distribution, and the tables below show how each rule behaves on them.
 #
@@ -221,14 +228,15 @@ for ax, (name, (sets, scores)) in zip(axes, auc_scores.items()):
     frame = pd.DataFrame({"score": scores["natlog-aligned"],
                           "selection": ["complete" if s.sufficient else "a gold sentence removed" for s in sets]})
     sns.histplot(data=frame, x="score", hue="selection", bins=20, binrange=(0, 1), element="step", ax=ax)
-    ax.axvline(aligned_calibration["threshold"], color="black", linewidth=0.8)
+    ax.axvline(prover.aligned(settings, name).threshold, color="black", linewidth=0.8)
     ax.set_title(name)
     ax.set_xlabel("aligned sufficiency score")
 save_figure(fig, figures_dir, "admiral", "sufficiency_scores")
 plt.show()
 
 # %% [markdown]
-# *Figure: the aligned builder's sufficiency score on the same selections (black: the calibrated threshold).*
+# *Figure: the aligned builder's sufficiency score on the same selections (black: the dataset's calibrated
+# threshold).*
 # The aligned score's AUC is {glue:text}`auc_natlog-aligned_hover` on HoVer and
 # {glue:text}`auc_natlog-aligned_feverous_s+distractors` on FEVEROUS-S with distractors, against
 # {glue:text}`auc_natlog-generated_hover` and {glue:text}`auc_natlog-generated_feverous_s+distractors` for the
@@ -241,14 +249,14 @@ plt.show()
 # ## Table 6 on our data
 
 # %%
-deciders = prover.deciders(settings)
 runs, traces_by_dataset, claims_by_dataset = {}, {}, {}
 for name in ("hover", "feverous_s+distractors"):
     task = tasks[name]
     claims = task.evaluation[:n_claims]
     traces = sufficiency.cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam,
                                        progress=not smoke, earlier_claims=task.evaluation[:experiments_claims])
-    runs[name] = sufficiency.run_systems(task, claims, traces, deciders, settings.iterations, progress=not smoke)
+    runs[name] = sufficiency.run_systems(task, claims, traces, prover.deciders(settings, name), settings.iterations,
+                                         progress=not smoke)
     traces_by_dataset[name], claims_by_dataset[name] = traces, claims
     for system, run in runs[name].items():
         for row in sufficiency.stopping_metrics(run, claims, seed=seed):
@@ -361,7 +369,7 @@ pd.DataFrame(sanity)
 check_claims = claims_by_dataset["hover"][:2 if smoke else 5]
 hooked = experiments.build_admiral(tasks["hover"], components,
                                    experiments.book_config(smoke, iterations=settings.iterations),
-                                   sufficiency=prover.natlog(settings))
+                                   sufficiency=prover.natlog(settings, "hover"))
 live = hooked.retrieve_many([c.claim for c in check_claims], progress=False)
 replayed = runs["hover"]["suff-natlog"].stops[:len(check_claims)]
 agreement = pd.DataFrame({"claim": [c.id for c in check_claims], "iterations in the loop": [t.iterations for t in live],
@@ -565,8 +573,8 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 #    `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`), and the aligned rule
 #    `AlignedSettings.threshold` (0.5), instead of calibrated ones.  For a second run, set thresholds of your
 #    own, e.g. `sufficiency.SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0,
-#    aligned=aligned.AlignedSettings(threshold=0.2))` (import `proofbook.prover.aligned` as `aligned`; only
-#    the threshold changes, so the operator model is read from the cache).  Predict how the `avg_hops` and
+#    aligned=aligned.AlignedSettings(threshold=0.2))` (only the threshold changes, so the operator model is
+#    read from the cache).  Predict how the `avg_hops` and
 #    recall@5 of `suff-natlog` and `suff-natlog-generated` will move as each threshold rises, and which other
 #    system's row will change although its model does not.  The calibration figure and its sentences are absent
 #    from these runs; the AUC table is not (why?).

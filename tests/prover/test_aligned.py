@@ -188,3 +188,21 @@ def test_verdicts_with_and_without_an_nei_threshold():
     assert found["accuracy"] == 1.0 and found["nei_threshold"] > 1 and found["argmax_accuracy"] == 0.5
     with pytest.raises(ValueError, match="2 proofs but 1 labels"):
         tune_nei_threshold([nei, supported], [natlog.SUPPORTS])
+
+
+def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
+    from proofbook.prover.sufficiency import Prover, SufficiencySettings, calibration_source
+
+    assert calibration_source("feverous_s+distractors") == "feverous_s" and calibration_source(None) is None
+    calibration = {"threshold": 0.4, "score": "weakest", "by_source": {"hover": {"threshold": 0.7},
+                                                                        "feverous_s": {"threshold": 0.2}}}
+    prover = Prover(None, None, tiny_prover.aligner, None, [], None, {}, context_model=tiny_prover.model,
+                    aligned_calibration=calibration)
+    settings = SufficiencySettings.smoke()
+    assert prover.aligned(settings, "hover").threshold == 0.7
+    assert prover.aligned(settings, "feverous_s+distractors").threshold == 0.2
+    assert prover.aligned(settings).threshold == 0.4 and prover.aligned(settings, "fever").threshold == 0.4
+    assert prover.aligned(settings).score == "weakest"
+    uncalibrated = Prover(None, None, tiny_prover.aligner, None, [], None, {}, context_model=tiny_prover.model)
+    assert uncalibrated.aligned(settings).threshold == settings.aligned.threshold
+    assert uncalibrated.aligned(settings).score == "proven"          # "auto" without calibration

@@ -473,21 +473,24 @@ class Prover:
 
         return AlignedProver(self.aligner, self.context_model, rerank=settings.aligned.rerank)
 
-    def aligned(self, settings: SufficiencySettings) -> AlignedSufficiency:
-        """The aligned builder's rule with its (calibrated) threshold."""
-        threshold = self.aligned_calibration.get("threshold", settings.aligned.threshold)
-        score = self.aligned_calibration.get("score", settings.aligned.score)
+    def aligned(self, settings: SufficiencySettings, dataset: str | None = None) -> AlignedSufficiency:
+        """The aligned builder's rule with its calibrated score and threshold -- the threshold calibrated on
+        ``dataset``'s training claims where there is one (:func:`calibrate_aligned`), else on all of them."""
+        found = self.aligned_calibration
+        threshold = found.get("by_source", {}).get(calibration_source(dataset), found).get(
+            "threshold", settings.aligned.threshold)
+        score = found.get("score", settings.aligned.score)
         return AlignedSufficiency(self.aligned_prover(settings), "proven" if score == "auto" else score, threshold)
 
-    def natlog(self, settings: SufficiencySettings):
-        """The ``suff-natlog`` rule: proofs from ``settings.builder``."""
-        return self.aligned(settings) if settings.builder == "aligned" else self.generated(settings)
+    def natlog(self, settings: SufficiencySettings, dataset: str | None = None):
+        """The ``suff-natlog`` rule for ``dataset``: proofs from ``settings.builder``."""
+        return self.aligned(settings, dataset) if settings.builder == "aligned" else self.generated(settings)
 
-    def deciders(self, settings: SufficiencySettings) -> dict:
-        """System name (as in the results files) -> what :func:`simulate_stopping` calls."""
+    def deciders(self, settings: SufficiencySettings, dataset: str | None = None) -> dict:
+        """System name (as in the results files) -> what :func:`simulate_stopping` calls on ``dataset``."""
         extra = {"suff-natlog-generated": self.generated(settings).decide_many} if settings.builder == "aligned" else {}
         return {
-            "suff-natlog": self.natlog(settings).decide_many,
+            "suff-natlog": self.natlog(settings, dataset).decide_many,
             **extra,
             "suff-lexical": LexicalSufficiency(self.aligner).decide_many,
             "suff-classifier": self.classifier.decide_many,
@@ -560,11 +563,18 @@ def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None
     return prover
 
 
+def calibration_source(dataset: str | None) -> str | None:
+    """The training task whose calibration selections stand for ``dataset`` (``feverous_s+distractors`` ->
+    ``feverous_s``)."""
+    return dataset.split("+")[0] if dataset else None
+
+
 def calibrate_aligned(prover: Prover, settings: SufficiencySettings, sets) -> dict:
     """The aligned rule's score and threshold on the calibration selections: the ROC AUC of each sufficiency
     score there (``auc/proven``, ``auc/weakest``), the score used (``settings.aligned.score``, or for ``"auto"``
     the one with the higher AUC; ties: the first of :data:`~proofbook.prover.aligned.SCORES`) and its threshold
-    (:func:`proofbook.prover.aligned.calibrate`)."""
+    (:func:`proofbook.prover.aligned.calibrate`) on all selections and, under ``by_source``, on each training
+    task's own (the loop knows which dataset it runs on; the datasets' claims differ in length and hops)."""
     from proofbook.prover.aligned import SCORES, calibrate, roc_auc
 
     found = prover.aligned_prover(settings).prove_many([s.claim for s in sets], [s.evidence for s in sets])
@@ -575,7 +585,12 @@ def calibrate_aligned(prover: Prover, settings: SufficiencySettings, sets) -> di
     if kind == "auto":
         kind = max(SCORES, key=lambda k: (-1.0 if aucs[k] != aucs[k] else aucs[k], -SCORES.index(k)))
     chosen = calibrate(scores[kind], truth, settings.aligned.threshold)
-    return {**chosen, "score": kind, **{f"auc/{k}": value for k, value in aucs.items()}}
+    by_source = {}
+    for source in sorted({s.source for s in sets}):
+        picked = [i for i, s in enumerate(sets) if s.source == source]
+        by_source[source] = calibrate([scores[kind][i] for i in picked], [truth[i] for i in picked],
+                                      settings.aligned.threshold)
+    return {**chosen, "score": kind, "by_source": by_source, **{f"auc/{k}": value for k, value in aucs.items()}}
 
 
 def calibrate_threshold(generator, sets, beam: int, reference: float = REFERENCE_THRESHOLD) -> dict:

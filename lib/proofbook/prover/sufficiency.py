@@ -12,7 +12,12 @@ Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``s
 :class:`proofbook.retrieval.admiral.Admiral`, plus a batched ``decide_many`` used by
 :func:`simulate_stopping`.  The systems of the paper's Table 6 (as named in ``admiral/06_sufficiency``):
 
-* ``suff-natlog`` -- :class:`NatlogSufficiency` (the proof generator, constrained beam, the rule above);
+* ``suff-natlog`` -- by default (``builder="aligned"``) :class:`AlignedSufficiency`: proofs built by aligning
+  claim chunks to evidence spans and predicting each pair's operator in context (:mod:`proofbook.prover.aligned`,
+  QA-NatVer's design for small models); sufficient iff the proof's sufficiency score reaches a threshold
+  calibrated on training claims (:func:`calibrate_aligned`, one per dataset);
+* ``suff-natlog-generated`` -- :class:`NatlogSufficiency`, the reference rule on generated proofs (the proof
+  generator, constrained beam, the rule above; the paper's path);
 * ``suff-lexical`` -- :class:`LexicalSufficiency`: one proof from the same chunking and alignment with
   WordNet operators; sufficient iff its verdict is not NOT ENOUGH INFO;
 * ``suff-classifier`` -- :class:`ClassifierSufficiency`: a MiniLM cross-encoder on (claim, the selected
@@ -21,6 +26,10 @@ Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``s
   rule's (:func:`calibrate_classifier`);
 * ``suff-always`` / ``suff-never`` / ``fixed-2`` -- stop after iteration 1 / run to the limit / stop after
   iteration 2; ``oracle`` -- stop as soon as the selected sentences hold a full gold evidence set.
+
+An empty selection is insufficient, with the reason (:data:`NO_EVIDENCE`) recorded in the :class:`Decision`.
+Whether a builder's score sees missing evidence at all is measured apart from the loop:
+:func:`calibration_auc_rows` on complete vs one-gold-sentence-removed selections of evaluation claims.
 
 The truth at a decision point (:func:`selection_is_sufficient`): HoVer -- the selected sentences contain
 every gold sentence; FEVEROUS-S, whose pages hold only gold sentences -- the selected sentences' pages

@@ -218,8 +218,10 @@ plt.show()
 # It is trained on the same QA-NatVer steps with their contexts, plus the proofs built for HoVer and FEVEROUS-S
 # training claims (below): each chunk against its gold sentence's span, with the operator the span model gives
 # it, and -- the independence examples -- each chunk whose gold sentence was removed from the selection, against
-# its best remaining span, labelled `#`.  At most {glue:text}`max_built_per_operator` built steps per operator
-# (class balance); {glue:text}`context_unreadable` built proofs whose text cannot be read back are left out.
+# its best remaining span, labelled `#` -- unless every content word of the chunk still occurs in what is left,
+# an ambiguous label that is left out.  For class balance it takes at most {glue:text}`max_built_per_operator`
+# built steps per source and operator and {glue:text}`max_silver_per_operator` silver steps per operator;
+# {glue:text}`context_unreadable` built proofs whose text cannot be read back are left out.
 
 # %%
 context = prover.context_data
@@ -249,6 +251,7 @@ glue("context_recall_independent", f"{context_scores.loc['#', 'recall']:.2f}", d
 glue("context_macro_f1", f"{context_scores['f1'].mean():.2f}", display=False)
 glue("span_macro_f1", f"{scores['f1'].mean():.2f}", display=False)
 glue("max_built_per_operator", settings.aligned.max_built_per_operator, display=False)
+glue("max_silver_per_operator", settings.aligned.max_silver_per_operator, display=False)
 glue("context_unreadable", context.unreadable, display=False)
 context_scores.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"})
 
@@ -261,8 +264,8 @@ context_scores.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{
 # the sufficiency rule needs is another: a chunk the selected evidence does not cover.  That is measured on claims
 # of the *evaluation* split, which no model or threshold saw: for the first {glue:text}`independence_claims` claims
 # of HoVer and FEVEROUS-S dev with gold sentences, the proof built from the complete gold selection gives the
-# covered pairs, and removing one gold sentence gives the `#` pairs of the chunks it covered (dataset
-# `independence-heldout`).
+# covered pairs, and removing one gold sentence gives the `#` pairs of the chunks it covered, by the same rule as
+# the training examples (ambiguous ones left out; dataset `independence-heldout`).
 
 # %%
 n_independence = limit or (4 if smoke else 50)

@@ -40,7 +40,7 @@ def test_explain_admiral_smoke_json_and_html(smoke_cache, real_data_dir, capsys,
             "stopped_by_sufficiency", "iterations", "seconds"} <= set(trace)
     assert trace["claim"] == CLAIM and trace["bm25"] and trace["ranking"]
     assert len(trace["sufficiency"]) == trace["iterations"] == 1 + len(trace["hops"])
-    assert all({"sufficient", "proofs", "kept"} <= set(d) for d in trace["sufficiency"])
+    assert all({"sufficient", "proofs", "kept", "threshold", "score"} <= set(d) for d in trace["sufficiency"])
     text = page.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and "bm25" in text and "<script" not in text
 

@@ -110,7 +110,7 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
     suff_settings = SufficiencySettings.smoke(seed) if smoke else SufficiencySettings(seed=seed)
     components = experiments.train_components(tasks, settings, cache)
     prover = train_prover(tasks, suff_settings, data_path, cache, progress=progress)
-    rule = prover.natlog(suff_settings)
+    rule = prover.natlog(suff_settings, tasks[0].dataset)
     config = dataclasses.replace(experiments.book_config(smoke), iterations=suff_settings.iterations)
     retriever = experiments.build_admiral(tasks[0], components, config, sufficiency=rule)
     start = time.perf_counter()
@@ -126,7 +126,8 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
         "hops": [{"iteration": hop.iteration, "input_sentences": [_sentence(s) for s in hop.input_sentences],
                   "beams": [_beam(b) for b in hop.beams[:12]], "new_documents": list(hop.new_documents),
                   "new_sentences": [_sentence(s, score) for s, score in hop.new_sentences[:5]]} for hop in trace.hops],
-        "sufficiency": [{"iteration": i + 1, "sufficient": d.sufficient, "threshold": round(prover.threshold, 4),
+        "sufficiency": [{"iteration": i + 1, "sufficient": d.sufficient, "threshold": round(rule.threshold, 4),
+                         "score": None if d.score is None else round(d.score, 4),
                          "proofs": [p.to_text() for p in d.proofs], "kept": len(d.kept)}
                         for i, d in enumerate(decisions)],
         "stopped_by_sufficiency": trace.stopped_by_sufficiency, "iterations": trace.iterations,
@@ -149,8 +150,10 @@ def _admiral_text(out: dict) -> str:
             lines += ["  new documents: " + ("; ".join(hop["new_documents"]) or "(none)"), "  new sentences:"]
             lines += [f"    {s['score']:.3f}  [{s['title']} {s['sentence']}] {s['text']}" for s in hop["new_sentences"]]
         verdict = "sufficient" if decision["sufficient"] else "not sufficient"
-        lines += [f"  sufficiency after iteration {decision['iteration']}: {verdict} "
-                  f"({decision['kept']} of {len(decision['proofs'])} proofs above {decision['threshold']})"]
+        why = (f"score {decision['score']} against the threshold {decision['threshold']}"
+               if decision.get("score") is not None else
+               f"{decision['kept']} of {len(decision['proofs'])} proofs above {decision['threshold']}")
+        lines += [f"  sufficiency after iteration {decision['iteration']}: {verdict} ({why})"]
         if decision["proofs"]:
             lines += ["    " + line for line in decision["proofs"][0].splitlines()]
     stop = "the evidence was judged sufficient" if out["stopped_by_sufficiency"] else "the iteration limit"

@@ -237,15 +237,16 @@ pd.crosstab(pd.Series([x.source for x in context.train], name="source"),
 context_gold = [x.operator for x in context.heldout]
 context_pred = aligned.heldout_predictions(prover.context_model, context.heldout)
 context_scores = pd.DataFrame(operators.per_operator_scores(context_gold, context_pred)).set_index("operator")
-for system, gold, pred, table in (("operator-model", heldout_gold, heldout_pred, scores),
-                                  ("operator-model-aligned", context_gold, context_pred, context_scores)):
-    if system == "operator-model-aligned":
-        for op, row in table.iterrows():
-            results.add("qanatver-heldout", "heldout", system, f"precision/{op}", row["precision"], len(pred))
-            results.add("qanatver-heldout", "heldout", system, f"recall/{op}", row["recall"], int(row["support"]))
-        results.extend(intervals.mean_rows({**base, "system": system}, "accuracy",
-                                           [float(g == p) for g, p in zip(gold, pred)], seed))
-    results.add("qanatver-heldout", "heldout", system, "macro_f1", float(table["f1"].mean()), len(pred))
+for op, row in context_scores.iterrows():
+    results.add("qanatver-heldout", "heldout", "operator-model-aligned", f"precision/{op}", row["precision"],
+                len(context_pred))
+    results.add("qanatver-heldout", "heldout", "operator-model-aligned", f"recall/{op}", row["recall"],
+                int(row["support"]))
+results.extend(intervals.mean_rows({**base, "system": "operator-model-aligned"}, "accuracy",
+                                   [float(g == p) for g, p in zip(context_gold, context_pred)], seed))
+for system, table, n in (("operator-model", scores, len(heldout_pred)),
+                         ("operator-model-aligned", context_scores, len(context_pred))):
+    results.add("qanatver-heldout", "heldout", system, "macro_f1", float(table["f1"].mean()), n)
 glue("span_recall_independent", f"{scores.loc['#', 'recall']:.2f}", display=False)
 glue("context_recall_independent", f"{context_scores.loc['#', 'recall']:.2f}", display=False)
 glue("context_macro_f1", f"{context_scores['f1'].mean():.2f}", display=False)

@@ -50,11 +50,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import numpy as np
-
 from proofbook.prover import natlog
 from proofbook.prover.alignment import FUNCTION_WORDS, _content, _word_matches
-from proofbook.prover.operators import LABELS, OperatorData, OperatorModel, OperatorSettings, is_heldout, operator_data
+from proofbook.prover.operators import LABELS, OperatorData, OperatorModel
 
 SCORES = ("proven", "weakest")
 INDEPENDENCE = "#"
@@ -337,6 +335,11 @@ def decided_verdict(found: AlignedProof, nei_threshold: float | None = None) -> 
         return max(found.verdicts, key=found.verdicts.get)
     if found.verdicts[natlog.NEI] >= nei_threshold:
         return natlog.NEI
+    return reached_verdict(found)
+
+
+def reached_verdict(found: AlignedProof) -> str:
+    """The more probable of SUPPORTS and REFUTES: the verdict given that the proof reaches one."""
     return max((natlog.SUPPORTS, natlog.REFUTES), key=found.verdicts.get)
 
 
@@ -357,22 +360,11 @@ def tune_nei_threshold(found: Sequence[AlignedProof], labels: Sequence[str]) -> 
 
 def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
     """ROC AUC of ``scores`` for ``positive`` (ties count one half); NaN without both classes."""
-    pos = [s for s, y in zip(scores, positive) if y]
-    neg = [s for s, y in zip(scores, positive) if not y]
-    if not pos or not neg:
+    from sklearn.metrics import roc_auc_score
+
+    if len(set(positive)) < 2:
         return float("nan")
-    order = np.argsort(np.asarray(list(scores), dtype=float), kind="mergesort")
-    ranks = np.empty(len(order))
-    values = np.asarray(list(scores), dtype=float)[order]
-    i = 0
-    while i < len(values):                      # average ranks over ties
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    rank_sum = sum(r for r, y in zip(ranks, positive) if y)
-    return float((rank_sum - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+    return float(roc_auc_score(list(positive), list(scores)))
 
 
 def calibrate(scores: Sequence[float], truth: Sequence[bool], reference: float = 0.5) -> dict:

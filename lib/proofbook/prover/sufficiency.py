@@ -124,7 +124,7 @@ class AlignedSufficiency(_Hook):
         return [f.score(self.score) for f in found]
 
     def decide_many(self, claims, selections) -> list[Decision]:
-        from proofbook.prover.aligned import decided_verdict
+        from proofbook.prover.aligned import reached_verdict
 
         out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]
@@ -135,9 +135,7 @@ class AlignedSufficiency(_Hook):
             for i, f in zip(todo, found):
                 score = f.score(self.score)
                 sufficient = score >= self.threshold
-                verdicts = dict(f.verdicts)
-                verdicts.pop(NEI)
-                proof = f.shown(max(verdicts, key=verdicts.get) if sufficient else NEI)
+                proof = f.shown(reached_verdict(f) if sufficient else NEI)
                 out[i] = Decision(sufficient, [proof], [proof], each, score)
         return out
 
@@ -741,10 +739,9 @@ def generated_score(proofs: Sequence[Proof]) -> float:
     length-normalised log-probability, normalised over the beam) on proofs that reach a verdict; 0 without proofs."""
     import math
 
-    weights = [math.exp(p.score) for p in proofs if p.score is not None]
-    if not weights or not sum(weights):
-        return 0.0
-    return sum(w for w, p in zip(weights, [p for p in proofs if p.score is not None]) if p.verdict != NEI) / sum(weights)
+    scored = [(math.exp(p.score), p.verdict != NEI) for p in proofs if p.score is not None]
+    total = sum(w for w, _ in scored)
+    return sum(w for w, reaches in scored if reaches) / total if total else 0.0
 
 
 def builder_scores(prover: Prover, settings: SufficiencySettings, sets) -> dict[str, list[float]]:

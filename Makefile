@@ -62,15 +62,17 @@ test: install
 	  unshare --net sh -c 'ip link set lo up && exec "$$0" -m pytest' $(BIN)/python; \
 	else \
 	  echo "Note: 'unshare --net' is not permitted here (it needs root and util-linux/iproute2), so the tests run in"; \
-	  echo "this network namespace: proofbook.netguard blocks non-loopback access from the test process and from"; \
+	  echo "this network namespace: proofbook.core.netguard blocks non-loopback access from the test process and from"; \
 	  echo "Python children that import proofbook, but other child processes are not isolated."; \
 	  echo "$(BIN)/python -m pytest"; \
 	  $(BIN)/python -m pytest; \
 	fi
+	@echo "Checking that the library's layers point one way (.importlinter): $(BIN)/lint-imports"
+	$(BIN)/lint-imports --no-cache
 	@echo "Checking the committed results files (structure, glue names): $(BIN)/python -m proofbook check --structure"
 	$(BIN)/python -m proofbook check --structure
 
-# Committed results: well formed, from a clean commit, no absolute path, and not stale (proofbook.check).
+# Committed results: well formed, from a clean commit, no absolute path, and not stale (proofbook.cli.check).
 check: install
 	$(BIN)/python -m proofbook check
 

@@ -78,9 +78,9 @@ import seaborn as sns
 from myst_nb import glue
 
 from proofbook.data import catalog
-from proofbook.data.base import resolve_data_dir
-from proofbook.results import Results
-from proofbook.viz import save_figure, use_style
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.results import Results
+from proofbook.render.figures import save_figure, use_style
 
 use_style()
 data_path = resolve_data_dir(data_dir)

@@ -17,7 +17,7 @@
 #
 # **Overview.** This page lists every claim of the three papers that the book tests, with the paper's number,
 # this run's number and its 95% bootstrap interval where the chapter computes one, and a verdict.  The
-# verdicts are not written by hand: each claim is one rule in the library (`proofbook.claims.REGISTRY`: which
+# verdicts are not written by hand: each claim is one rule in the library (`proofbook.core.claims.REGISTRY`: which
 # result rows, which comparison, which threshold, and where the threshold comes from), and one function
 # decides every claim from the rows that the chapters wrote to their results files:
 #
@@ -54,11 +54,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from proofbook import claims
-from proofbook.data.base import PROJECT_ROOT
-from proofbook.results import Results
-from proofbook.viz import save_figure, use_style
-from proofbook.viz.report import claims_figure
+from proofbook.core import claims
+from proofbook.core.paths import PROJECT_ROOT
+from proofbook.core.results import Results
+from proofbook.render.figures import save_figure, use_style
+from proofbook.render.report import claims_figure
 
 use_style()
 folder = Path(results_dir) if Path(results_dir).is_absolute() else PROJECT_ROOT / results_dir

@@ -24,8 +24,8 @@ import pandas as pd
 from myst_nb import glue
 
 from proofbook.data import catalog
-from proofbook.data.base import resolve_data_dir
-from proofbook.results import Results
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.results import Results
 
 data_path = resolve_data_dir(data_dir)
 results = Results("reference/datasets", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed,

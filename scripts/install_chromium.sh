@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Headless Chromium for the book's browser check (python -m proofbook check-book; proofbook.bookcheck).
+# Headless Chromium for the book's browser check (python -m proofbook check-book; proofbook.cli.bookcheck).
 # Idempotent and quick: apt-get runs only when no Chromium is found and we are root.
 set -euo pipefail
 if command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then

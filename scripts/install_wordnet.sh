@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# WordNet 3.0 offline for the lexical natural-logic baseline (proofbook.prover.wordnet: Debian packages wordnet-base and wordnet-sense-index).
+# WordNet 3.0 offline for the lexical natural-logic baseline (proofbook.admiral.prover.wordnet: Debian packages wordnet-base and wordnet-sense-index).
 # Idempotent and quick: apt-get runs only when /usr/share/wordnet is missing and we are root; then the files
 # are copied into $NLTK_DATA/corpora/wordnet (default .cache/nltk_data) with a generated lexnames file.
 set -euo pipefail
@@ -16,4 +16,4 @@ if [ ! -f /usr/share/wordnet/data.noun ] || [ ! -f /usr/share/man/man5/lexnames.
     exit 1
   fi
 fi
-"$PY" -c "from proofbook.prover.wordnet import ensure_wordnet; print('WordNet ready in', ensure_wordnet())"
+"$PY" -c "from proofbook.admiral.prover.wordnet import ensure_wordnet; print('WordNet ready in', ensure_wordnet())"

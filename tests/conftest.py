@@ -9,7 +9,7 @@ import pytest
 os.environ["PROOFBOOK_NO_NETWORK"] = "1"
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from proofbook import netguard  # noqa: E402
+from proofbook.core import netguard  # noqa: E402
 
 netguard.install()  # already done by `import proofbook` above; idempotent, and explicit here
 
@@ -63,8 +63,8 @@ class SmokeRuns:
         return outcome
 
     def _run(self, notebook: str):
-        from proofbook import runner
-        from proofbook.results import load_results
+        from proofbook.cli import runner
+        from proofbook.core.results import load_results
 
         source = runner.NOTEBOOKS / f"{notebook}.py"
         folder = self.root / notebook.replace("/", "__")

@@ -1,4 +1,4 @@
-"""The book as a reader sees it: every page opened in headless Chromium (proofbook.bookcheck)."""
+"""The book as a reader sees it: every page opened in headless Chromium (proofbook.cli.bookcheck)."""
 import shutil
 import subprocess
 import sys
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from proofbook import bookcheck, runner
-from proofbook.data.base import PROJECT_ROOT
+from proofbook.cli import bookcheck, runner
+from proofbook.core.paths import PROJECT_ROOT
 
 needs_chromium = pytest.mark.skipif(bookcheck.find_chromium() is None,
                                     reason="no Chromium (run scripts/install_chromium.sh as root)")

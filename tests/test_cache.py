@@ -1,4 +1,4 @@
-"""Tests of the artifact cache (proofbook.models.cache): keys, content checks, concurrent writers."""
+"""Tests of the artifact cache (proofbook.core.cache): keys, content checks, concurrent writers."""
 import json
 import os
 import subprocess
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.models import ArtifactCache, CacheCorruptionWarning, file_fingerprint, fingerprint, json_codec
-from proofbook.models.cache import pickle_codec, verify_entry
+from proofbook.core.cache import ArtifactCache, CacheCorruptionWarning, file_fingerprint, fingerprint, json_codec
+from proofbook.core.cache import pickle_codec, verify_entry
 
 pytestmark = pytest.mark.unit
 
@@ -215,7 +215,7 @@ def test_removing_a_corrupt_entry_never_deletes_one_published_meanwhile(tmp_path
 WRITER = textwrap.dedent('''
     import json, sys, time
     from pathlib import Path
-    from proofbook.models.cache import ArtifactCache
+    from proofbook.core.cache import ArtifactCache
 
     root, go, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
     cache = ArtifactCache(root)

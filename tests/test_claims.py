@@ -1,12 +1,13 @@
-"""The claim registry and its one verdict function (proofbook.claims), and the reproduction report."""
+"""The claim registry and its one verdict function (proofbook.core.claims), and the reproduction report."""
 import json
 import shutil
 
 import pytest
 
-from proofbook import check, claims, runner
-from proofbook.claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Claim, Ref, decide
-from proofbook.data.base import PROJECT_ROOT
+from proofbook.cli import check, runner
+from proofbook.core import claims
+from proofbook.core.claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Claim, Ref, decide
+from proofbook.core.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.unit
 

@@ -1,10 +1,10 @@
-"""Examples a reader picks (proofbook.examples), the showcase rules, and the filterable table."""
+"""Examples a reader picks (proofbook.core.examples), the showcase rules, and the filterable table."""
 from dataclasses import dataclass
 
 import pytest
 
-from proofbook import examples
-from proofbook.viz.tables import FilterableTable
+from proofbook.core import examples
+from proofbook.render.tables import FilterableTable
 
 pytestmark = pytest.mark.unit
 
@@ -65,7 +65,7 @@ def test_showcase_with_an_example_id_says_whether_it_meets_the_rule():
 def test_the_natural_logic_showcase_finds_an_independence_step():
     from types import SimpleNamespace
 
-    from proofbook.prover.showcase import independence_steps, showcase_proof
+    from proofbook.admiral.prover.showcase import independence_steps, showcase_proof
 
     step = lambda op: SimpleNamespace(operator=op)  # noqa: E731
     proofs = [SimpleNamespace(claim_id=1, steps=[step("="), step("<")]),

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from proofbook import explain
+from proofbook.cli import explain
 from proofbook.__main__ import main
 
 CLAIM = "The director of the film Inception was born in London."
@@ -106,7 +106,7 @@ def test_explain_wild_unknown_claim_id(real_data_dir, capsys):
 
 @pytest.mark.unit
 def test_load_only_cache_loads_what_is_stored_and_never_builds(tmp_path):
-    from proofbook.models.cache import json_codec
+    from proofbook.core.cache import json_codec
 
     cache = explain.LoadOnlyCache(tmp_path, paper="wild")
     with pytest.raises(explain.MissingModels, match="make book"):

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.corpus import Corpus, split_sentences
+from proofbook.core.corpus import Corpus, split_sentences
 from proofbook.data import base
 from proofbook.data.base import DataError
 from proofbook.data import fetch
-from proofbook import results
+from proofbook.core import results
+from proofbook.core import paths
 
 pytestmark = pytest.mark.unit
 
@@ -70,10 +71,10 @@ def test_dataset_file_missing_is_clear(tmp_path):
 
 def test_resolve_data_dir_order(tmp_path, monkeypatch):
     monkeypatch.setenv("PROOFBOOK_DATA", str(tmp_path))
-    assert base.resolve_data_dir(None) == tmp_path
-    assert base.resolve_data_dir(tmp_path / "x") == tmp_path / "x"
+    assert paths.resolve_data_dir(None) == tmp_path
+    assert paths.resolve_data_dir(tmp_path / "x") == tmp_path / "x"
     monkeypatch.delenv("PROOFBOOK_DATA")
-    assert base.resolve_data_dir(None) == base.PROJECT_ROOT / "data"
+    assert paths.resolve_data_dir(None) == paths.PROJECT_ROOT / "data"
 
 
 def test_evaluation_part_is_the_sha1_rule():
@@ -121,7 +122,7 @@ def test_results_rows_are_written_as_they_come(tmp_path):
                                 "value": 0.5, "n": 10}]
     assert on_disk["params"]["data_dir"] == "."        # paths are relative to the data directory
     assert set(on_disk["input_digest"]) == {"source", "library", "params", "data"}
-    assert "results.py" in on_disk["input_digest"]["library"] and on_disk["environment"]["python"]
+    assert "core/results.py" in on_disk["input_digest"]["library"] and on_disk["environment"]["python"]
     res.add("hover", "dev", "bm25", "recall@5", 0.75, 10)  # same keys: replaced, not duplicated
     assert len(results.load_results(res.path)["rows"]) == 1 and res.value("hover", "dev", "bm25", "recall@5") == 0.75
     assert res.table().loc[("hover", "dev", "bm25"), "recall@5"] == 0.75

@@ -1,8 +1,8 @@
-"""Bootstrap intervals (proofbook.intervals): deterministic, sensible widths, paired differences, row names."""
+"""Bootstrap intervals (proofbook.core.intervals): deterministic, sensible widths, paired differences, row names."""
 import numpy as np
 import pytest
 
-from proofbook import intervals
+from proofbook.core import intervals
 
 pytestmark = pytest.mark.unit
 

@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 import torch
 
-from proofbook.models import (ArtifactCache, CheckpointError, CrossEncoder, TrainConfig,
-                              batch_order, load_classifier, load_encoder,
-                              load_seq2seq, load_tokenizer, macro_f1, minilm_path, object_codec,
-                              resolve_checkpoint, set_seed, small_seq2seq, special_token_ids, train,
-                              warm_start_seq2seq_from_encoder)
+from proofbook.core.cache import ArtifactCache, object_codec
+from proofbook.models.loading import (CheckpointError, hf_codec, load_classifier, load_encoder, load_seq2seq, load_tokenizer,
+                                      minilm_path, resolve_checkpoint, small_seq2seq, special_token_ids,
+                                      warm_start_seq2seq_from_encoder)
+from proofbook.models.cross_encoder import CrossEncoder, macro_f1
+from proofbook.core.training import TrainConfig, batch_order, set_seed, train
 
 pytestmark = pytest.mark.unit
 
@@ -236,8 +237,8 @@ def test_hf_model_with_tokenizer_round_trips_through_the_cache(tmp_path, minilm_
     cache = ArtifactCache(tmp_path)
     model = tiny_classifier()
     model.eval()
-    built = cache.cache_hf("tiny", {"seed": 0}, lambda: (model, minilm_tokenizer))
-    loaded, tokenizer = cache.cache_hf("tiny", {"seed": 0}, lambda: pytest.fail("rebuilt"))
+    built = cache.get_or_build("tiny", {"seed": 0}, lambda: (model, minilm_tokenizer), *hf_codec())
+    loaded, tokenizer = cache.get_or_build("tiny", {"seed": 0}, lambda: pytest.fail("rebuilt"), *hf_codec())
     assert cache.stats["hits"] == 1 and built[0] is model
     assert all(torch.equal(loaded.state_dict()[k], model.state_dict()[k]) for k in model.state_dict())
     assert tokenizer("paris").input_ids == minilm_tokenizer("paris").input_ids
@@ -303,7 +304,7 @@ def test_macro_f1():
 
 
 def test_wordpiece_vocabulary_is_numbered_the_same_every_time():
-    from proofbook.models import train_wordpiece
+    from proofbook.models.loading import train_wordpiece
 
     texts = [f"the {w} of a {v} is {u}" for w in ("cell", "leaf", "root", "stem") for v in ("plant", "tree", "moss")
              for u in ("green", "brown", "tall", "small")] * 3

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from proofbook import netguard
+from proofbook.core import netguard
 
 pytestmark = pytest.mark.unit
 
@@ -145,7 +145,7 @@ print("connected")
 sys.exit(1)
 """
 GUARDED = """
-from proofbook import netguard
+from proofbook.core import netguard
 if not netguard.installed():
     print("the child has no guard"); sys.exit(3)
 """

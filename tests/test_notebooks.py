@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from proofbook import check, provenance, results, runner
+from proofbook.cli import check, runner
+from proofbook.core import provenance, results
 
 pytestmark = pytest.mark.notebook
 

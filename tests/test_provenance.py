@@ -1,4 +1,4 @@
-"""Results that prove where they came from: input digests (proofbook.provenance) and ``check``."""
+"""Results that prove where they came from: input digests (proofbook.core.provenance) and ``check``."""
 import hashlib
 import json
 import shutil
@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from proofbook import check, provenance, runner
+from proofbook.cli import check, runner
+from proofbook.core import provenance
 from proofbook.__main__ import main
 from proofbook.data import politifact
-from proofbook.results import Results
+from proofbook.core.results import Results
 
 pytestmark = pytest.mark.unit
 
@@ -23,13 +24,13 @@ def write_notebook(folder: Path, body: str) -> Path:
 
 
 def test_imported_modules_follow_imports_through_modules_and_functions(tmp_path):
-    source = write_notebook(tmp_path, "from proofbook.results import Results\n\ndef later():\n"
-                                      "    from proofbook.retrieval import bm25\n")
+    source = write_notebook(tmp_path, "from proofbook.core.results import Results\n\ndef later():\n"
+                                      "    from proofbook.index import bm25\n")
     names = {p.relative_to(provenance.LIBRARY).as_posix() for p in provenance.imported_modules(source)}
-    # results imports provenance and data.base; importing a submodule runs its packages' __init__ files
-    assert {"__init__.py", "results.py", "provenance.py", "data/__init__.py", "data/base.py",
-            "retrieval/__init__.py", "retrieval/bm25.py"} <= names
-    assert "prover/entailer/search.py" not in names and "wild/search.py" not in names
+    # results imports provenance and paths; importing a submodule runs its packages' __init__ files
+    assert {"__init__.py", "core/__init__.py", "core/results.py", "core/provenance.py", "core/paths.py",
+            "index/__init__.py", "index/bm25.py"} <= names
+    assert "entailer/search.py" not in names and "wild/search.py" not in names
 
 
 def test_a_results_file_names_its_data_by_content_and_relative_path(tmp_path, monkeypatch):
@@ -91,11 +92,11 @@ def test_check_passes_on_a_good_file_and_flags_a_stale_one(tmp_path, capsys):
     path.write_text(json.dumps(good_file(input_digest=current)), encoding="utf-8")
     assert check.run_check(tmp_path, structure_only=False, data_dir=None, notebooks=[]) == []
     assert main(["check", "--results-dir", str(tmp_path), "--data-dir", str(tmp_path)]) == 0
-    old = {**current, "library": {**current["library"], "results.py": "0" * 64}}
+    old = {**current, "library": {**current["library"], "core/results.py": "0" * 64}}
     path.write_text(json.dumps(good_file(input_digest=old)), encoding="utf-8")
-    assert check.run_check(tmp_path, data_dir=None, notebooks=[]) == [f"{path}: stale: library: results.py changed"]
+    assert check.run_check(tmp_path, data_dir=None, notebooks=[]) == [f"{path}: stale: library: core/results.py changed"]
     assert main(["check", "--results-dir", str(tmp_path), "--data-dir", str(tmp_path)]) == 1
-    assert "stale: library: results.py changed" in capsys.readouterr().out
+    assert "stale: library: core/results.py changed" in capsys.readouterr().out
 
 
 def test_a_glue_name_shown_but_never_glued_is_found(tmp_path):
@@ -114,7 +115,7 @@ def test_every_glue_name_of_the_book_is_glued(source):
 def test_git_commit_is_dirty_for_changed_code_but_not_for_the_notebooks_outputs(tmp_path):
     import subprocess
 
-    from proofbook.results import git_commit
+    from proofbook.core.results import git_commit
 
     def git(*args):
         subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)

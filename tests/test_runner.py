@@ -1,4 +1,4 @@
-"""Tests of the notebook runner (proofbook.runner, ``python -m proofbook run``): typed parameters, execution.
+"""Tests of the notebook runner (proofbook.cli.runner, ``python -m proofbook run``): typed parameters, execution.
 
 Only tiny temporary notebooks are executed here; the book's own notebooks are read, never run.
 """
@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from proofbook import results, runner
+from proofbook.core import results
+from proofbook.cli import runner
 from proofbook.__main__ import main
-from proofbook.runner import Parameter, ParameterError
+from proofbook.cli.runner import Parameter, ParameterError
 
 pytestmark = pytest.mark.unit
 
@@ -28,7 +29,7 @@ figures_dir = "figures"
 
 # %%
 from pathlib import Path
-from proofbook.results import Results
+from proofbook.core.results import Results
 assert Path(figures_dir).is_dir(), figures_dir
 res = Results("testpaper/tiny", dict(seed=seed, smoke=smoke, limit=limit, split=split, data_dir=data_dir), results_dir)
 res.add("toy", "dev", "constant", "accuracy", 0.25 if smoke else 0.5, limit or 4)
@@ -218,15 +219,15 @@ def test_failed_cell_fails_the_run(tmp_path):
 
 
 def test_a_run_is_stale_when_a_library_module_it_imports_changes(tmp_path, monkeypatch):
-    from proofbook import provenance
+    from proofbook.core import provenance
 
     source = tmp_path / "nb.py"
     source.write_text(NOTEBOOK)
     recorded = provenance.code_digest_of(source)
-    assert "results.py" in recorded["library"] and "retrieval/admiral.py" not in recorded["library"]
+    assert "core/results.py" in recorded["library"] and "admiral/retrieval/multihop.py" not in recorded["library"]
     assert provenance.stale_parts(source, recorded, None) == []
-    changed = {**recorded, "library": {**recorded["library"], "results.py": "0" * 64}}
-    assert provenance.stale_parts(source, changed, None) == ["library: results.py changed"]
+    changed = {**recorded, "library": {**recorded["library"], "core/results.py": "0" * 64}}
+    assert provenance.stale_parts(source, changed, None) == ["library: core/results.py changed"]
 
 
 # ---- the book's notebooks (read, not run) ----------------------------------------------------

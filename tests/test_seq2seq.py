@@ -1,9 +1,9 @@
 """The shared Seq2Seq wrapper: training on text pairs, greedy/beam/sampled/constrained generation, scoring."""
 import pytest
 
-from proofbook.models import TrainConfig
+from proofbook.core.training import TrainConfig
 from proofbook.models.seq2seq import Seq2Seq, collate, mean_logprob
-from proofbook.retrieval.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segment
+from proofbook.index.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segment
 
 PAIRS = [("is paris in france?", "yes paris is in france"),
          ("is lyon a river?", "no lyon is a city"),

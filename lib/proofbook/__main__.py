@@ -1,15 +1,15 @@
 """Command line: ``python -m proofbook run|run-all|data``.
 
-- ``run NOTEBOOK.py [-p NAME VALUE ...] [--output PATH]``: execute one notebook (see :mod:`proofbook.runner`).
+- ``run NOTEBOOK.py [-p NAME VALUE ...] [--output PATH]``: execute one notebook (see :mod:`proofbook.cli.runner`).
 - ``run-all [-p NAME VALUE ...] [--force]``: every notebook of the book, skipping unchanged ones.
 - ``data [--dest data] [--mirror DIR] [--only FOLDER ...]``: fill the data directory (see :mod:`proofbook.data.fetch`).
 - ``check-book [--html DIR] [--allow-empty-tables]``: open every page of the built book in headless Chromium
-  (see :mod:`proofbook.bookcheck`).
+  (see :mod:`proofbook.cli.bookcheck`).
 - ``check [--structure] [--results-dir DIR] [--data-dir DIR]``: are the results files well formed, from a
-  clean commit, and what the current code computes on the data (see :mod:`proofbook.check`)?
+  clean commit, and what the current code computes on the data (see :mod:`proofbook.cli.check`)?
 - ``explain admiral "CLAIM" | entailer "QUESTION" --options A B ... | wild --claim-id ID
   [--json] [--html FILE] [--smoke]``: one example through a paper's method, step by step, with the models
-  ``make book`` cached (see :mod:`proofbook.explain`).
+  ``make book`` cached (see :mod:`proofbook.cli.explain`).
 """
 from __future__ import annotations
 
@@ -69,21 +69,21 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     if args.command == "run":
-        from proofbook.runner import run_notebook
+        from proofbook.cli.runner import run_notebook
 
         path = run_notebook(args.notebook, _parameters(args.parameter), output=args.output, log_output=args.log_output)
         print(path)
     elif args.command == "run-all":
-        from proofbook.runner import run_all
+        from proofbook.cli.runner import run_all
 
         run_all(_parameters(args.parameter), force=args.force)
     elif args.command == "check":
-        from proofbook.check import main as check_main
+        from proofbook.cli.check import main as check_main
 
         return check_main(args.structure, args.results_dir, args.data_dir)
     elif args.command == "check-book":
-        from proofbook.bookcheck import check_book
-        from proofbook.data.base import PROJECT_ROOT
+        from proofbook.cli.bookcheck import check_book
+        from proofbook.core.paths import PROJECT_ROOT
 
         problems = check_book(args.html or PROJECT_ROOT / "_build" / "html", args.allow_empty_tables)
         for problem in problems:
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[check-book] {len(problems)} problem(s)" if problems else "[check-book] every page is fine")
         return 1 if problems else 0
     elif args.command == "explain":
-        from proofbook.explain import main as explain_main
+        from proofbook.cli.explain import main as explain_main
 
         return explain_main(args.paper, args)
     elif args.command == "data":

@@ -9,7 +9,7 @@
 # that writes the *pointer* of the sentence it builds on and the *title* of a new document, constrained by a
 # prefix tree of every title in the corpus.  This chapter follows one real HoVer claim through every step.
 #
-# **Which claim.** Chosen by a rule, not by hand (`proofbook.retrieval.showcase`): the HoVer evaluation
+# **Which claim.** Chosen by a rule, not by hand (`proofbook.admiral.retrieval.showcase`): the HoVer evaluation
 # claims are shuffled by `sample_seed`, and the chapter walks through the first one on which the mechanism
 # matters -- {glue:text}`showcase_rule`.  Set `example_id` to a HoVer claim id to follow any other claim (its
 # `uid` in the HoVer files; training claims too).  The models are the ones trained in the experiments chapter
@@ -34,14 +34,14 @@ n_examples = 10
 import pandas as pd
 from myst_nb import glue
 
-from proofbook.data.base import resolve_data_dir
-from proofbook.models import set_seed
-from proofbook.results import Results
-from proofbook.retrieval import experiments
-from proofbook.retrieval.metrics import recall_at_k
-from proofbook.retrieval.showcase import showcase_claim
-from proofbook.retrieval.tasks import load_task, smoke_task
-from proofbook.viz.retrieval import beams_frame, decoding_steps, ranking_frame, sentences_frame
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.training import set_seed
+from proofbook.core.results import Results
+from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval.metrics import recall_at_k
+from proofbook.admiral.retrieval.showcase import showcase_claim
+from proofbook.admiral.retrieval.tasks import load_task, smoke_task
+from proofbook.render.retrieval import beams_frame, decoding_steps, ranking_frame, sentences_frame
 
 set_seed(seed)
 data_path = resolve_data_dir(data_dir)
@@ -165,7 +165,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # cached models are reused.
 #
 # 1. **A claim with fewer hops, and one with more.** List some HoVer evaluation claims with their hop counts:
-#    `python -c "from proofbook.retrieval.tasks import load_task; print([(c.id, c.num_hops) for c in load_task('hover').evaluation[:20]])"`.
+#    `python -c "from proofbook.admiral.retrieval.tasks import load_task; print([(c.id, c.num_hops) for c in load_task('hover').evaluation[:20]])"`.
 #    Rerun the chapter twice, with `-p example_id ID` for a 2-hop claim and then for a 4-hop claim.  Before
 #    each run, predict how many of the claim's gold pages BM25's top 10 will hold (the `gold` column of the
 #    BM25 table), whether any beam of the hop will be a gold title (the `gold` column of the beams table), and
@@ -174,7 +174,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 #    `n` = 1 claim).
 #
 #    :::{dropdown} Hint
-#    `recall_at_k` in `proofbook.retrieval.metrics` is all or nothing for one claim.  Count how many gold
+#    `recall_at_k` in `proofbook.admiral.retrieval.metrics` is all or nothing for one claim.  Count how many gold
 #    pages a 4-hop claim has, and how many of the 5 places the documents of iteration 1 already take.
 #    :::
 #
@@ -199,7 +199,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 #    be gold.  Compare the beams table with the linked-title table, which does not depend on the config.
 #
 #    :::{dropdown} Hint
-#    Read "Title sets of the hops" in the docstring of `proofbook.retrieval.admiral`: what did the title models
+#    Read "Title sets of the hops" in the docstring of `proofbook.admiral.retrieval.multihop`: what did the title models
 #    trained here learn, and what did they not learn?
 #    :::
 #
@@ -215,15 +215,15 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 #    :::
 #
 # 5. **BM25's parameters.** The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in
-#    `proofbook.retrieval.bm25`).  In the setup cell build the retriever over an index with `rank_bm25`'s
+#    `proofbook.index.bm25`).  In the setup cell build the retriever over an index with `rank_bm25`'s
 #    usual defaults:
 #    `experiments.build_admiral(hover, components, experiments.book_config(smoke), index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
-#    (import `DocumentIndex` from `proofbook.retrieval.bm25`).  Predict which gold pages will move up or down
+#    (import `DocumentIndex` from `proofbook.index.bm25`).  Predict which gold pages will move up or down
 #    in the BM25 table, whether the list of reranked documents will change, and whether the glued
 #    `found5_initial` will change.
 #
 #    :::{dropdown} Hint
-#    The scoring formula is in the module docstring of `proofbook.retrieval.bm25`: b sets how much a long page
+#    The scoring formula is in the module docstring of `proofbook.index.bm25`: b sets how much a long page
 #    is penalised, k1 how fast repeated words stop counting.  Then remember that the reranker only reads the
 #    first `AdmiralConfig.rerank_documents` candidates: a BM25 change matters downstream only when it moves a
 #    page across that line.

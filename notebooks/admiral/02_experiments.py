@@ -31,7 +31,7 @@
 #   available).
 # - **Linked titles at each hop.** The paper's hop model decodes over the prefix tree of all corpus titles.
 #   Our title models, trained from scratch on a CPU, do not learn to copy a title from their input (measured
-#   in `proofbook.retrieval.admiral`'s docstring: top-1 0.000 on HoVer hop 1, with or without copy
+#   in `proofbook.admiral.retrieval.multihop`'s docstring: top-1 0.000 on HoVer hop 1, with or without copy
 #   pre-training) -- GENRE gets that skill from BART-large pre-trained on Wikipedia's hyperlinks.  So `admiral`
 #   narrows each hop's tree to the titles *mentioned* in its input sentences (our closed-corpus stand-in for
 #   hyperlinks); the model still picks, orders and points, and the new pages' sentences are reranked with the
@@ -58,14 +58,14 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.data.base import resolve_data_dir
-from proofbook.models import set_seed
-from proofbook import claims as paper_claims
-from proofbook import intervals
-from proofbook.results import Results
-from proofbook.retrieval import experiments
-from proofbook.retrieval.tasks import load_task, smoke_task
-from proofbook.viz import bars_with_intervals, save_figure, use_style
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.training import set_seed
+from proofbook.core import claims as paper_claims
+from proofbook.core import intervals
+from proofbook.core.results import Results
+from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval.tasks import load_task, smoke_task
+from proofbook.render.figures import bars_with_intervals, save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -240,7 +240,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 #   all of Wikipedia's hyperlinks and the full training sets; here it does not learn to copy a title from its
 #   input at all, which is why `admiral` uses the linked titles (above).
 # - The paper's "2-hop recall" keeps all retrieved documents of two iterations; our ranked list interleaves
-#   them by the rule in `proofbook.retrieval.admiral` so that recall@k compares equal list lengths.
+#   them by the rule in `proofbook.admiral.retrieval.multihop` so that recall@k compares equal list lengths.
 #
 # Every number above comes from `results/admiral/02_experiments.json` ({glue:text}`n_claims` evaluation claims per
 # dataset).
@@ -316,6 +316,6 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 #
 #    :::{dropdown} Hint
 #    Which systems use no component trained in this chapter (see `experiments.SYSTEMS` and the
-#    `proofbook.retrieval.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.intervals`), so
+#    `proofbook.index.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.core.intervals`), so
 #    an unchanged value can still get new interval bounds.
 #    :::

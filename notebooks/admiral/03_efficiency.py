@@ -33,18 +33,19 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from proofbook import claims as paper_claims
-from proofbook.data.base import resolve_data_dir
+from proofbook.core import claims as paper_claims
+from proofbook.core.paths import resolve_data_dir
 from proofbook.data.feverous import build_feverous_corpus, read_feverous_claims
 from proofbook.data.fm2 import build_fm2_corpus, read_fm2_claims
-from proofbook.models import ArtifactCache, set_seed
-from proofbook.results import Results
-from proofbook.retrieval import experiments
-from proofbook.retrieval.bm25 import benchmark_backends
-from proofbook.retrieval.dense import DenseIndex
-from proofbook.retrieval.efficiency import admiral_index, climate_fever_corpus, grown_corpus
-from proofbook.retrieval.tasks import RetrievalTask, load_task, smoke_task
-from proofbook.viz import save_figure, use_style
+from proofbook.core.cache import ArtifactCache
+from proofbook.core.training import set_seed
+from proofbook.core.results import Results
+from proofbook.admiral.retrieval import experiments
+from proofbook.index.bm25 import benchmark_backends
+from proofbook.index.dense import DenseIndex
+from proofbook.admiral.retrieval.efficiency import admiral_index, climate_fever_corpus, grown_corpus
+from proofbook.admiral.retrieval.tasks import RetrievalTask, load_task, smoke_task
+from proofbook.render.figures import save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -272,7 +273,7 @@ pd.DataFrame({s: bench[s] for s in ("bm25-reference", "bm25-fast")}).T
 #    than at 100,000 documents.  The rows are written under the dataset `synthetic-10k`.
 #
 #    :::{dropdown} Hint
-#    The module docstring of `proofbook.retrieval.bm25` says how the fast backend's scores relate to the
+#    The module docstring of `proofbook.index.bm25` says how the fast backend's scores relate to the
 #    reference's.  For the speed-up, think of each backend's cost per query as a fixed part plus a part per
 #    document, and ask which part the sparse matrix makes small.
 #    :::

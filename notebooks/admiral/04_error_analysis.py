@@ -29,19 +29,19 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.data.base import resolve_data_dir
+from proofbook.core.paths import resolve_data_dir
 from proofbook.data.feverous import read_feverous_claims
-from proofbook.models import set_seed
-from proofbook.results import Results
-from proofbook.retrieval import experiments
-from proofbook import intervals
-from proofbook.examples import by_id, sample
-from proofbook.viz.tables import FilterableTable
-from proofbook.retrieval.errors import STAGES, error_rows, most_common_text
-from proofbook.retrieval.metrics import recall_at_k
-from proofbook.retrieval.tasks import load_task, smoke_task
-from proofbook.viz import save_figure, use_style
-from proofbook.viz.retrieval import beams_frame, sentences_frame
+from proofbook.core.training import set_seed
+from proofbook.core.results import Results
+from proofbook.admiral.retrieval import experiments
+from proofbook.core import intervals
+from proofbook.core.examples import by_id, sample
+from proofbook.render.tables import FilterableTable
+from proofbook.admiral.retrieval.errors import STAGES, error_rows, most_common_text
+from proofbook.admiral.retrieval.metrics import recall_at_k
+from proofbook.admiral.retrieval.tasks import load_task, smoke_task
+from proofbook.render.figures import save_figure, use_style
+from proofbook.render.retrieval import beams_frame, sentences_frame
 
 use_style()
 set_seed(seed)
@@ -195,7 +195,7 @@ for claim, trace, missing in detailed:
 #    fate (`top_stage`).
 #
 #    :::{dropdown} Hint
-#    Read `missing_stage` in `proofbook.retrieval.errors` together with `RetrievalTrace.ranking`: which
+#    Read `missing_stage` in `proofbook.admiral.retrieval.errors` together with `RetrievalTrace.ranking`: which
 #    documents can fill places 6 to 10 of the ranked list?
 #    :::
 #
@@ -219,7 +219,7 @@ for claim, trace, missing in detailed:
 #    counts.
 #
 #    :::{dropdown} Hint
-#    `MentionsOnly` (in `proofbook.retrieval.admiral`) ranks the same narrowed titles by the reranker's best
+#    `MentionsOnly` (in `proofbook.admiral.retrieval.multihop`) ranks the same narrowed titles by the reranker's best
 #    sentence for the claim alone.  A 2-hop claim needs one page found through a bridge, a 4-hop claim three.
 #    :::
 #

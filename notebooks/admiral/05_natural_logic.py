@@ -39,19 +39,19 @@ import seaborn as sns
 from IPython.display import HTML, display
 from myst_nb import glue
 
-from proofbook import intervals
-from proofbook.data.base import resolve_data_dir
+from proofbook.core import intervals
+from proofbook.core.paths import resolve_data_dir
 from proofbook.data.natlog import read_fewshot_processed
-from proofbook.models import set_seed
-from proofbook.prover import aligned, natlog, operators
-from proofbook.prover.proofgen import evidence_sets
-from proofbook.examples import sample
-from proofbook.prover.lexical import lexical_operator
-from proofbook.prover.showcase import showcase_proof
-from proofbook.prover.sufficiency import SufficiencySettings, train_prover
-from proofbook.results import Results
-from proofbook.retrieval.tasks import load_task, smoke_task
-from proofbook.viz import save_figure, use_style
+from proofbook.core.training import set_seed
+from proofbook.admiral.prover import aligned, natlog, operators
+from proofbook.admiral.prover.proofgen import evidence_sets
+from proofbook.core.examples import sample
+from proofbook.admiral.prover.lexical import lexical_operator
+from proofbook.admiral.prover.showcase import showcase_proof
+from proofbook.admiral.prover.sufficiency import SufficiencySettings, train_prover
+from proofbook.core.results import Results
+from proofbook.admiral.retrieval.tasks import load_task, smoke_task
+from proofbook.render.figures import save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -77,7 +77,7 @@ table
 # %% [markdown]
 # QA-NatVer's few-shot proofs (FEVER training claims with gold-like proofs), rendered with the claim spans
 # underlined, each operator in words, and the automaton's path.  The first is chosen by a rule
-# (`proofbook.prover.showcase`): {glue:text}`showcase_text`; the others are a sample drawn with
+# (`proofbook.admiral.prover.showcase`): {glue:text}`showcase_text`; the others are a sample drawn with
 # `sample_seed` (`n_examples` in all; `example_id` = a FEVER claim id of the few-shot file shows that one first).
 
 # %%
@@ -111,7 +111,7 @@ results.extend(intervals.mean_rows({"dataset": "qanatver-fewshot", "split": "tra
 #
 # For HoVer and FEVEROUS-S there are no proofs: we build them.  The claim is chunked (a rule: a chunk starts at
 # a function word that opens a phrase, at most six words), each chunk is aligned to the most similar span of the
-# gold evidence (MiniLM contextual word vectors, see `proofbook.prover.alignment`), and each pair is labelled by
+# gold evidence (MiniLM contextual word vectors, see `proofbook.admiral.prover.alignment`), and each pair is labelled by
 # the operator model trained below -- or, for the lexical baseline, by WordNet relations.
 
 # %%
@@ -213,7 +213,7 @@ plt.show()
 # The model above sees two spans and nothing else, so it cannot know whether a claim chunk is covered *somewhere*
 # in the evidence: it recalls independence `#` on {glue:text}`span_recall_independent` of the held-out `#` steps.
 # The next chapter's sufficiency rule builds proofs by alignment instead of generation (QA-NatVer's design for
-# small models, `proofbook.prover.aligned`): chunk the claim, align each chunk to its best evidence spans, and ask a
+# small models, `proofbook.admiral.prover.aligned`): chunk the claim, align each chunk to its best evidence spans, and ask a
 # second operator model that reads each pair *in context* -- `chunk ; claim` against `span ; the span's sentence`.
 # It is trained on the same QA-NatVer steps with their contexts, plus the proofs built for HoVer and FEVEROUS-S
 # training claims (below): each chunk against its gold sentence's span, with the operator the span model gives
@@ -357,7 +357,7 @@ built_table
 # triples (column `unreadable`): an evidence span copied from a HoVer sentence holds the format's own braces
 # or brackets (corpus markup such as `{'1`), so the generator also sees a few such targets.  The operators of
 # a built proof with complete evidence are the operator model's most probable sequence *that reaches the
-# claim's label* (a Viterbi pass over the automaton, `proofbook.prover.natlog.best_operators`), as ProoFVer's
+# claim's label* (a Viterbi pass over the automaton, `proofbook.admiral.prover.natlog.best_operators`), as ProoFVer's
 # heuristic training proofs always reach the gold verdict; with a gold sentence missing, the chunks that lost
 # their evidence get `#`, so the proof ends in NOT ENOUGH INFO.
 
@@ -418,13 +418,13 @@ results.save()
 #    rendered proofs show where each disagreement sends the automaton.
 #
 #    :::{dropdown} Hint
-#    The lexical rules are listed in the docstring of `proofbook.prover.lexical` (names and numbers that differ
+#    The lexical rules are listed in the docstring of `proofbook.admiral.prover.lexical` (names and numbers that differ
 #    give `|`, a claim word with no WordNet relation gives `#`).  The operator model imitates QA-NatVer's silver
 #    proofs, in which `=` is by far the most common operator.
 #    :::
 #
 # 3. **Alignment without the word-overlap bonus.** In the alignment cell, before the loop, create
-#    `aligner = Aligner(overlap_weight=0.0)` (import `Aligner` from `proofbook.prover.alignment`;
+#    `aligner = Aligner(overlap_weight=0.0)` (import `Aligner` from `proofbook.admiral.prover.alignment`;
 #    `overlap_weight` is 0.3 by default), and in the loop replace `prover.aligner.align(...)` by
 #    `aligner.align(...)` with the same arguments.  Only the table and the built proofs
 #    below it change, not the trained models.  Predict which chunks will get a different evidence span (names?
@@ -432,7 +432,7 @@ results.save()
 #    `#`.
 #
 #    :::{dropdown} Hint
-#    The score is defined in the module docstring of `proofbook.prover.alignment`: cosine similarity plus
+#    The score is defined in the module docstring of `proofbook.admiral.prover.alignment`: cosine similarity plus
 #    `overlap_weight` times the content-word overlap, minus a length penalty.  When several spans have close
 #    contextual vectors, which term decides between them?
 #    :::
@@ -445,13 +445,13 @@ results.save()
 #
 #    :::{dropdown} Hint
 #    `ProofGenerator.generate` drops every beam that `Proof.parse` rejects.  Read `Proof.check` for what a
-#    claim span must satisfy, and `proof_constraint` in `proofbook.prover.proofgen` for what the constraint
+#    claim span must satisfy, and `proof_constraint` in `proofbook.admiral.prover.proofgen` for what the constraint
 #    guaranteed token by token.
 #    :::
 #
 # 5. **Fewer silver steps per operator.** Change `settings = SufficiencySettings(seed=seed)` to
 #    `settings = SufficiencySettings(seed=seed, operators=OperatorSettings(seed=seed, max_per_operator=100))`
-#    (import `OperatorSettings` from `proofbook.prover.operators`; `max_per_operator` is 500 by default).  The
+#    (import `OperatorSettings` from `proofbook.admiral.prover.operators`; `max_per_operator` is 500 by default).  The
 #    held-out steps do not depend on this cap, so both runs are scored on the same pairs.  This retrains the
 #    operator model, and with it the built training proofs and the proof generator, whose cache keys depend
 #    on it (many minutes).  Predict the held-out accuracy (glued `operator_accuracy`), the recall of `#` and

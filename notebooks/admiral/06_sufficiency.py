@@ -38,7 +38,7 @@
 # builds its proofs the way QA-NatVer (Aly et al. 2023) does with small models -- chunk the claim, align each
 # chunk to an evidence span, predict each pair's operator -- with an operator model that reads the chunk's claim
 # and the span's sentence and was taught, from training claims with a gold sentence removed, what an
-# uncovered chunk looks like (`proofbook.prover.aligned`).  The automaton and the rule's shape stay: a proof
+# uncovered chunk looks like (`proofbook.admiral.prover.aligned`).  The automaton and the rule's shape stay: a proof
 # whose chunk is independent of the evidence ends in NOT ENOUGH INFO, which means "insufficient".  The
 # generator keeps proof beam {glue:text}`proof_beam` instead of 25 (CPU time), and both rules' thresholds are
 # chosen on training claims (below), because -0.9 is calibrated to ProoFVer's BART-large.
@@ -61,17 +61,17 @@ import seaborn as sns
 from IPython.display import HTML, display
 from myst_nb import glue
 
-from proofbook import claims as paper_claims
-from proofbook import intervals
-from proofbook.data.base import resolve_data_dir
+from proofbook.core import claims as paper_claims
+from proofbook.core import intervals
+from proofbook.core.paths import resolve_data_dir
 from proofbook.data.fever_symmetric import read_fever_symmetric
-from proofbook.models import set_seed
-from proofbook.prover import aligned, natlog, sufficiency
-from proofbook.prover.proofgen import evidence_sets
-from proofbook.results import Results
-from proofbook.retrieval import experiments
-from proofbook.retrieval.tasks import load_task, smoke_task
-from proofbook.viz import save_figure, use_style
+from proofbook.core.training import set_seed
+from proofbook.admiral.prover import aligned, natlog, sufficiency
+from proofbook.admiral.prover.proofgen import evidence_sets
+from proofbook.core.results import Results
+from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval.tasks import load_task, smoke_task
+from proofbook.render.figures import save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -460,7 +460,7 @@ pd.DataFrame(verdicts).fillna(0).astype(int)
 #
 # ## Error analysis: where do proofs go wrong?
 #
-# Every wrong `suff-natlog` decision is put in one class (`proofbook.prover.sufficiency.error_kind`), reading the
+# Every wrong `suff-natlog` decision is put in one class (`proofbook.admiral.prover.sufficiency.error_kind`), reading the
 # aligned proof shown for the decision (the most probable operators that reach the decided verdict): no proof
 # (only for an empty selection); for a false *insufficient*, whether the step that sent the proof to NOT ENOUGH INFO was an
 # independence / reverse-entailment operator on a span of a gold sentence (**operator**), on a span of another
@@ -551,7 +551,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 #    FEVER-Symmetric sentence (`verdict_acc_dev_natlog-aligned`, `verdict_acc_test_natlog-aligned`).
 #
 #    :::{dropdown} Hint
-#    Read `fixed_rule` and `simulate_stopping` in `proofbook.prover.sufficiency`: a rule-based system stops
+#    Read `fixed_rule` and `simulate_stopping` in `proofbook.admiral.prover.sufficiency`: a rule-based system stops
 #    where its rule says, unless a trace has no further hop.  The oracle decides with
 #    `selection_is_sufficient`, the same truth that scores every decision.
 #    :::

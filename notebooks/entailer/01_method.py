@@ -17,7 +17,7 @@
 # 0.5, and ranks the rest by (∏ s_d(p_i)) · s_e(P ⊢ H).  The answer is the option whose hypothesis has the
 # best proof.  This chapter follows one real OpenBookQA question through every step.
 #
-# **Which question.** Chosen by a rule, not by hand (`proofbook.prover.entailer.showcase`): the questions
+# **Which question.** Chosen by a rule, not by hand (`proofbook.entailer.showcase`): the questions
 # of the split are shuffled by `sample_seed`, and the chapter follows the first on which
 # {glue:text}`showcase_rule`.  Set `example_id` to an OpenBookQA question id (e.g. `7-980`) to follow any
 # other question of the split.
@@ -27,7 +27,7 @@
 # behaviours are three small models trained on this machine: a scratch BART premise generator (trained on
 # EntailmentBank's one-step entailments in the official format, from the hypothesis alone) and two MiniLM
 # cross-encoders (truth and entailment) trained on EntailmentBank, OpenBookQA train and SciTail/SICK with
-# negatives we build (`proofbook.prover.entailer.behaviours` describes them).  The truth scorer reads each
+# negatives we build (`proofbook.entailer.behaviours` describes them).  The truth scorer reads each
 # statement together with the two WorldTree facts BM25 retrieves for it, and learns from *groups*: the
 # options of one OpenBookQA training question, or an EntailmentBank statement with its perturbed and negated
 # copies, each group with one true member (a multiple-choice loss).  A local `allenai/entailer-large` folder
@@ -54,15 +54,15 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from proofbook import intervals
-from proofbook.data.base import resolve_data_dir
-from proofbook.models import set_seed
-from proofbook.prover.entailer import experiments
-from proofbook.prover.entailer.search import answer_question
-from proofbook.prover.entailer.showcase import showcase_question
-from proofbook.prover.entailer.trees import TreeView
-from proofbook.results import Results
-from proofbook.viz import save_figure, use_style
+from proofbook.core import intervals
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.training import set_seed
+from proofbook.entailer import experiments
+from proofbook.entailer.search import answer_question
+from proofbook.entailer.showcase import showcase_question
+from proofbook.entailer.trees import TreeView
+from proofbook.core.results import Results
+from proofbook.render.figures import save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -151,7 +151,7 @@ sampling
 # ({glue:text}`wellformed_paper` well-formed at temperature 2.0, {glue:text}`wellformed_ours` at 1.0.)
 #
 # Entailer with k sampled premise sets at the top level (nucleus sampling, temperature 1.0, top-p 0.95) and a
-# depth limit of 1.  The candidates come from the **mixed** source (`proofbook.prover.entailer.proposals`): the
+# depth limit of 1.  The candidates come from the **mixed** source (`proofbook.entailer.proposals`): the
 # generator's sampled sets joined by a pool of WorldTree facts retrieved for the hypothesis (BM25 and MiniLM,
 # single facts and pairs), all ranked by the entailment scorer, and k sets drawn from that pool by nucleus
 # sampling over its scores.  This is a **departure** from the paper, where the model writes every premise: the
@@ -248,7 +248,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #    the notes on the roots and the proof scores in the figure.
 #
 #    :::{dropdown} Hint
-#    Read how `_expand_level` in `proofbook.prover.entailer.search` chooses at the top level: among the survivors if
+#    Read how `_expand_level` in `proofbook.entailer.search` chooses at the top level: among the survivors if
 #    there are any, otherwise among all candidates. Which pool does it choose from when nothing is rejected, and when
 #    everything is?
 #    :::
@@ -269,7 +269,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #    :::{dropdown} Hint
 #    Temperature flattens the whole next-token distribution; top-p then keeps the smallest set of tokens whose
 #    probabilities add up to p. A sample counts as well formed only if it is a proof output with at least one
-#    `[PREMISE]` marker (`parse_premises` in `proofbook.prover.entailer.formats`).
+#    `[PREMISE]` marker (`parse_premises` in `proofbook.entailer.formats`).
 #    :::
 #
 # 4. **Deeper trees.** Add a cell after the trees that proves the same hypotheses to depth 3:
@@ -287,7 +287,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #    were not expanded further.
 #
 #    :::{dropdown} Hint
-#    Read `_settle` in `proofbook.prover.entailer.search` and `ProofNode.score` in `proofbook.prover.entailer.trees`:
+#    Read `_settle` in `proofbook.entailer.search` and `ProofNode.score` in `proofbook.entailer.trees`:
 #    when does a premise keep its own proof, and what score does it then pass up? The top-level premise set is chosen
 #    before any deeper level is searched.
 #    :::
@@ -310,7 +310,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #    in a copy (this retrains the truth scorer only).
 #
 #    :::{dropdown} Hint
-#    The truth-scorer paragraph of the `proofbook.prover.entailer.experiments` docstring says what a MiniLM scorer
+#    The truth-scorer paragraph of the `proofbook.entailer.experiments` docstring says what a MiniLM scorer
 #    learnt without facts. Compare the facts retrieved for the different options: are they about the question, or
 #    about each option's own words?
 #    :::

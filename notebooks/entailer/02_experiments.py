@@ -20,7 +20,7 @@
 #
 # The search systems draw their candidate premise sets from the **mixed** source (`Settings.premise_source`):
 # the generator's sets together with a pool of WorldTree facts retrieved for the hypothesis (BM25 and MiniLM,
-# single facts and pairs), ranked by the entailment scorer (`proofbook.prover.entailer.proposals`).  That is a
+# single facts and pairs), ranked by the entailment scorer (`proofbook.entailer.proposals`).  That is a
 # **departure**: in the paper the model writes every premise.  The two ablation systems show what each source
 # contributes on the same questions.
 #
@@ -53,12 +53,12 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook import claims, intervals
-from proofbook.data.base import resolve_data_dir
-from proofbook.models import set_seed
-from proofbook.prover.entailer import experiments
-from proofbook.results import Results
-from proofbook.viz import bars_with_intervals, save_figure, use_style
+from proofbook.core import claims, intervals
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.training import set_seed
+from proofbook.entailer import experiments
+from proofbook.core.results import Results
+from proofbook.render.figures import bars_with_intervals, save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -131,7 +131,7 @@ plt.show()
 
 # %%
 from proofbook.data.entailmentbank import read_entailmentbank
-from proofbook.prover.entailer.proposals import SOURCES
+from proofbook.entailer.proposals import SOURCES
 
 recall_examples = None
 for split_name in experiments.evaluation_splits(data_path, "entailmentbank", split if split in ("dev", "test") else None):
@@ -237,7 +237,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 #   Retrieved premises are true sentences, but a proof still needs the entailment scorer to tell a set that
 #   entails the right option's hypothesis from one that merely shares its words with a wrong option's; a MiniLM
 #   cross-encoder trained on a few thousand entailments judges mostly by word overlap
-#   (`proofbook.prover.entailer.proposals` records what was tried).  The
+#   (`proofbook.entailer.proposals` records what was tried).  The
 #   premise generator is the weakest part of the generated source: trained from scratch on a few thousand entailments, it writes premises
 #   in the style of EntailmentBank, sometimes about the hypothesis's subject, but most are false or garbled (the
 #   method chapter shows them).  A proof is
@@ -246,7 +246,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 #   tell them apart: the search keeps the best of k, and a wrong option's spurious high-scoring candidate can win
 #   as easily as the right option's.  In the paper the same model writes and judges the premises, so its premises are mostly ones it
 #   believes.  A larger generator does not fix this within the book's budget: measured during development
-#   (`proofbook.prover.entailer.experiments` records how), a 3-layer d_model-256 scratch generator and a
+#   (`proofbook.entailer.experiments` records how), a 3-layer d_model-256 scratch generator and a
 #   49M-parameter encoder-decoder warm-started from MiniLM both still sampled mostly garbled premises, the
 #   second after more training time than this whole chapter set may take.  A local `allenai/entailer-large`
 #   folder (`EntailerCheckpoint`) is the way to test the claim with a pretrained generator.
@@ -275,7 +275,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 #    and check (a)-(d) in the accuracy table and the claims table.
 #
 #    :::{dropdown} Hint
-#    For (c), read `QuestionAnswer.combined` in `proofbook.prover.entailer.search`: it compares a direct score s_d
+#    For (c), read `QuestionAnswer.combined` in `proofbook.entailer.search`: it compares a direct score s_d
 #    with a proof score s_r, and s_r is a product of several numbers below 1. For (d), read how `run_systems` builds
 #    the Entailer+Direct answers.
 #    :::
@@ -292,7 +292,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 #    :::
 #
 # 3. **More or fewer samples.** `Settings.k` is the number of premise sets sampled at the top level. It is a search
-#    setting (`SEARCH_SETTINGS` in `proofbook.prover.entailer.experiments`), not part of any model's cache key. Copy
+#    setting (`SEARCH_SETTINGS` in `proofbook.entailer.experiments`), not part of any model's cache key. Copy
 #    the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`), replace its `settings = ...`
 #    line with `settings = experiments.Settings(seed=seed, k=2)`, run the copy with
 #    `python -m proofbook run /tmp/mine/entailer_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then

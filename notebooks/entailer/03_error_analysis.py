@@ -11,7 +11,7 @@
 # faulty belief false, the correction is stored in a memory, and later proofs use it.
 #
 # **What differs from the paper.** The paper's categories were assigned by people; ours by rules
-# (`proofbook.prover.entailer.experiments.error_category` states them).  Read the trees below to judge them.
+# (`proofbook.entailer.experiments.error_category` states them).  Read the trees below to judge them.
 # The memory is new (the paper only proposes it); its "user" is simulated: it marks the most believed premise
 # of a wrong proof as false, without checking that the premise really is false.
 #
@@ -39,18 +39,18 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from proofbook import intervals
-from proofbook.data.base import resolve_data_dir
-from proofbook.examples import by_id, shuffled
-from proofbook.prover.entailer.trees import render_html
-from proofbook.viz.tables import FilterableTable
-from proofbook.models import set_seed
-from proofbook.prover.entailer import experiments
-from proofbook.prover.entailer.memory import BeliefMemory
-from proofbook.prover.entailer.trees import TreeView
-from proofbook.results import Results
-from proofbook.retrieval.dense import SentenceEmbedder
-from proofbook.viz import save_figure, use_style
+from proofbook.core import intervals
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.examples import by_id, shuffled
+from proofbook.entailer.trees import render_html
+from proofbook.render.tables import FilterableTable
+from proofbook.core.training import set_seed
+from proofbook.entailer import experiments
+from proofbook.entailer.memory import BeliefMemory
+from proofbook.entailer.trees import TreeView
+from proofbook.core.results import Results
+from proofbook.index.dense import SentenceEmbedder
+from proofbook.render.figures import save_figure, use_style
 
 use_style()
 set_seed(seed)
@@ -207,7 +207,7 @@ if demo["taught"]:
 # ## Exercises
 #
 # 1. **Predict the error categories.** Before running, read the rules of `error_category` in
-#    `proofbook.prover.entailer.experiments` (tried in the order `dataset`, `reasoning: near-tautology`,
+#    `proofbook.entailer.experiments` (tried in the order `dataset`, `reasoning: near-tautology`,
 #    `reasoning`, `belief`) and the trees of the method chapter, and write down which category will hold the largest
 #    share of the wrong answers and whether `dataset` will be empty. Run
 #    `python -m proofbook run notebooks/entailer/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
@@ -257,7 +257,7 @@ if demo["taught"]:
 #
 # 4. **How corrections are matched.** `BeliefMemory` matches a statement to a stored correction exactly (normalised
 #    text) or, given an `embed` function, by MiniLM cosine of at least `threshold` (`DEFAULT_THRESHOLD` in
-#    `proofbook.prover.entailer.memory`). In your copy, change
+#    `proofbook.entailer.memory`). In your copy, change
 #    `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode)` first to
 #    `memory = BeliefMemory(memory_file)` (exact matches only), then to
 #    `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode, threshold=0.75)`. Before each run,
@@ -267,7 +267,7 @@ if demo["taught"]:
 #
 #    :::{dropdown} Hint
 #    The second search uses the same seed and the same hypotheses as the first, so the questions the corrections
-#    came from generate the same premises again. The module docstring of `proofbook.prover.entailer.memory` warns
+#    came from generate the same premises again. The module docstring of `proofbook.entailer.memory` warns
 #    what a loose threshold can match.
 #    :::
 #

@@ -41,9 +41,10 @@ import time
 import pandas as pd
 from myst_nb import glue
 
-from proofbook.models import ArtifactCache, set_seed
+from proofbook.core.cache import ArtifactCache
+from proofbook.core.training import set_seed
 from proofbook.models.llm import endpoint_configured
-from proofbook.results import Results
+from proofbook.core.results import Results
 from proofbook.wild import experiments
 from proofbook.wild.decomposition import AnnotatedQuestions
 from proofbook.wild.showcase import showcase_claim
@@ -238,7 +239,7 @@ timing.round(4).to_frame("median seconds")
 #
 #    ```python
 #    from dataclasses import replace
-#    from proofbook.retrieval.dense import SentenceEmbedder
+#    from proofbook.index.dense import SentenceEmbedder
 #    from proofbook.wild.decomposition import TrainedQuestionGenerator, question_recall
 #    constrained = TrainedQuestionGenerator(models.generator.model,
 #                                           replace(models.generator.settings, copy_constrained=True))
@@ -258,14 +259,14 @@ timing.round(4).to_frame("median seconds")
 #    `claim-as-question` row shows how far that alone goes.
 #    :::
 #
-# 5. **What the oracle reader sees.** `strip_verdict` (in `proofbook.classifier.veracity`) removes the sentences
+# 5. **What the oracle reader sees.** `strip_verdict` (in `proofbook.wild.veracity`) removes the sentences
 #    of a justification that state or define a rating, and the evidence classifier reads at most
 #    `WildSettings.evidence.max_length` tokens of claim and evidence together (a `VeracitySettings.max_length`).
 #    Add a cell after Stage 5 that scores three evidence texts for this claim:
 #
 #    ```python
-#    from proofbook.classifier.veracity import VERDICT_SENTENCE, claimdecomp_examples, strip_verdict
-#    from proofbook.corpus import split_sentences
+#    from proofbook.wild.veracity import VERDICT_SENTENCE, claimdecomp_examples, strip_verdict
+#    from proofbook.core.corpus import split_sentences
 #    raw = " ".join(" ".join(p.split()) for p in claim.justification)
 #    texts = {"raw": raw, "verdict removed": strip_verdict(raw),
 #             "verdict sentences only": " ".join(s for s in split_sentences(raw) if VERDICT_SENTENCE.search(s))}

@@ -53,10 +53,11 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook import claims, intervals
-from proofbook.models import ArtifactCache, set_seed
-from proofbook.results import Results
-from proofbook.viz import save_figure, use_style
+from proofbook.core import claims, intervals
+from proofbook.core.cache import ArtifactCache
+from proofbook.core.training import set_seed
+from proofbook.core.results import Results
+from proofbook.render.figures import save_figure, use_style
 from proofbook.wild import experiments
 
 use_style()
@@ -228,7 +229,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", 
 #    :::{dropdown} Hint
 #    For (b), look at the label counts in the data table: MAE rewards a guess in the middle of the scale when the
 #    gold labels spread to both ends. For (c), work out the per-label F1 of a predictor that always says one label.
-#    For (d), read how `proofbook.claims` turns a paired 95% interval into a verdict, and think about how wide an
+#    For (d), read how `proofbook.core.claims` turns a paired 95% interval into a verdict, and think about how wide an
 #    interval over this copy's test claims can be.
 #    :::
 #

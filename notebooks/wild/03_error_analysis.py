@@ -30,13 +30,14 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.classifier.metrics import confusion_matrix
+from proofbook.wild.veracity_metrics import confusion_matrix
 from proofbook.data.politifact import LABELS
-from proofbook.examples import shuffled
-from proofbook.viz.tables import FilterableTable
-from proofbook.models import ArtifactCache, set_seed
-from proofbook.results import Results
-from proofbook.viz import save_figure, use_style
+from proofbook.core.examples import shuffled
+from proofbook.render.tables import FilterableTable
+from proofbook.core.cache import ArtifactCache
+from proofbook.core.training import set_seed
+from proofbook.core.results import Results
+from proofbook.render.figures import save_figure, use_style
 from proofbook.wild import experiments
 
 use_style()

@@ -6,20 +6,9 @@ from pathlib import Path
 import pytest
 
 from proofbook.data.base import DataError, require
-from proofbook.data.hover import (
-    GOLD_PARAGRAPHS_FILE,
-    HOVER_FOLDER,
-    align_paragraphs,
-    build_hover_corpus,
-    describe,
-    iter_json_array,
-    match_score,
-    parse_gold_paragraphs,
-    parse_hover_claims,
-    read_gold_paragraphs,
-    read_hover_claims,
-    strip_disambiguation,
-)
+from proofbook.data.hover import (GOLD_PARAGRAPHS_FILE, HOVER_FOLDER, align_paragraphs, build_hover_corpus, describe,
+                                  iter_json_array, match_score, parse_gold_paragraphs, parse_hover_claims,
+                                  read_gold_paragraphs, read_hover_claims, strip_disambiguation)
 
 # Made-up claims and paragraphs in the official formats (not lines of the real data).
 CLAIM_A = "The river Ama flows past the town of Belo, home of the painter Cora Dune."

@@ -9,10 +9,9 @@ import pytest
 
 from proofbook.data.base import DataError
 from proofbook.data import natlog
-from proofbook.data.natlog import (
-    OPERATORS, FewshotTarget, ProofStep, SilverProof, SilverStep, format_proof, parse_fewshot_processed,
-    parse_fewshot_setting, parse_fewshot_targets, parse_proof_string, parse_silver_proofs, split_evidence,
-)
+from proofbook.data.natlog import (OPERATORS, FewshotTarget, ProofStep, SilverProof, SilverStep, format_proof,
+                                   parse_fewshot_processed, parse_fewshot_setting, parse_fewshot_targets,
+                                   parse_proof_string, parse_silver_proofs, split_evidence)
 
 PROCESSED_NAME = ("processed_train-fewshot_num_samples_{n}_seed_0_use_retr_{r}_retr_evidence_{k}_dp_True_alignment_mode_"
                   "awesomealign_max_chunks_6_alignment_model_bert_finetuned_default_gold_no_nei_few_shot_False_4000_"

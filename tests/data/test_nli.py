@@ -9,10 +9,8 @@ import pytest
 
 from proofbook.data import nli
 from proofbook.data.base import DataError
-from proofbook.data.nli import (
-    Med2HopRow, NliPair, WiceRow, parse_fracas_sentences, parse_med, parse_med_2hop, parse_med_2hop_formula,
-    parse_med_genre, parse_scitail, parse_sick, parse_wice,
-)
+from proofbook.data.nli import (Med2HopRow, NliPair, WiceRow, parse_fracas_sentences, parse_med, parse_med_2hop,
+                                parse_med_2hop_formula, parse_med_genre, parse_scitail, parse_sick, parse_wice)
 
 
 def write(path: Path, text: str | bytes) -> Path:

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from proofbook.models.loading import CheckpointError, minilm_path
-from proofbook.prover.entailer import behaviours as bh
-from proofbook.prover.entailer.search import SearchConfig, answer_question
+from proofbook.entailer import behaviours as bh
+from proofbook.entailer.search import SearchConfig, answer_question
 
 pytestmark = pytest.mark.unit
 

@@ -3,9 +3,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from proofbook.prover.entailer import experiments as ex
-from proofbook.prover.entailer.search import OptionProof, QuestionAnswer, answer_from_dict, answer_to_dict
-from proofbook.prover.entailer.trees import ProofNode
+from proofbook.entailer import experiments as ex
+from proofbook.entailer.search import OptionProof, QuestionAnswer, answer_from_dict, answer_to_dict
+from proofbook.entailer.trees import ProofNode
 
 
 
@@ -66,7 +66,7 @@ def test_settings_and_plan(real_data_dir):
     assert ex.Settings().search("entailer-greedy-d3").max_depth == 3
     sampled = ex.Settings().search("entailer-sampled-d1")
     assert (sampled.k_top, sampled.sample_top, sampled.temperature, sampled.top_p) == (6, True, 1.0, 0.95)
-    from proofbook.prover.entailer.search import SearchConfig
+    from proofbook.entailer.search import SearchConfig
     assert (SearchConfig.sampled().temperature, SearchConfig.sampled().top_p) == (2.0, 0.95)  # the paper's
     plan = ex.evaluation_plan(real_data_dir)
     assert plan["obqa"] == ["dev"] and plan["qasc"] == ["dev"]
@@ -77,7 +77,7 @@ def test_settings_and_plan(real_data_dir):
 
 @pytest.mark.unit
 def test_write_hypotheses_keeps_question_boundaries():
-    from proofbook.prover.entailer.hypotheses import RuleWriter
+    from proofbook.entailer.hypotheses import RuleWriter
     questions = [SimpleNamespace(stem="What is red?", options=[SimpleNamespace(text="a rose"), SimpleNamespace(text="sky")]),
                  SimpleNamespace(stem="The sun is", options=[SimpleNamespace(text="a star")] * 3)]
     out = ex.write_hypotheses(questions, RuleWriter())

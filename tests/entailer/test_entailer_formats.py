@@ -1,7 +1,7 @@
 """The official Entailer formats: rendering, parsing, clear errors."""
 import pytest
 
-from proofbook.prover.entailer import formats
+from proofbook.entailer import formats
 
 pytestmark = pytest.mark.unit
 

@@ -1,7 +1,7 @@
 """Question + option -> hypothesis: the rules, the writer format, the metrics."""
 import pytest
 
-from proofbook.prover.entailer import hypotheses as hyp
+from proofbook.entailer import hypotheses as hyp
 
 pytestmark = pytest.mark.unit
 

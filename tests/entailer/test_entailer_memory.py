@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from proofbook.prover.entailer.memory import BeliefMemory, normalise
+from proofbook.entailer.memory import BeliefMemory, normalise
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ results and figures in a temporary folder, one shared temporary model cache); he
 
 import pytest
 
-from proofbook import runner
+from proofbook.cli import runner
 
 pytestmark = pytest.mark.notebook
 

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from proofbook.prover.entailer.behaviours import FactRetriever
-from proofbook.prover.entailer.proposals import FactPool, PoolSettings, ProposingEntailer, nucleus_draw
-from proofbook.prover.entailer.search import SearchConfig, answer_question
+from proofbook.entailer.behaviours import FactRetriever
+from proofbook.entailer.proposals import FactPool, PoolSettings, ProposingEntailer, nucleus_draw
+from proofbook.entailer.search import SearchConfig, answer_question
 
 pytestmark = pytest.mark.unit
 

@@ -3,9 +3,9 @@ import math
 
 import pytest
 
-from proofbook.prover.entailer.memory import BeliefMemory
-from proofbook.prover.entailer.search import (SearchConfig, answer_directly, answer_question, check_options, prove)
-from proofbook.prover.entailer.trees import ProofNode, TreeView, render_html, render_text
+from proofbook.entailer.memory import BeliefMemory
+from proofbook.entailer.search import SearchConfig, answer_directly, answer_question, check_options, prove
+from proofbook.entailer.trees import ProofNode, TreeView, render_html, render_text
 
 pytestmark = pytest.mark.unit
 
@@ -67,7 +67,7 @@ def test_recursion_keeps_a_proof_only_when_it_beats_direct_confidence():
 
 
 def test_one_search_gives_every_depth():
-    from proofbook.prover.entailer.search import answer_question_depths, prove_depths
+    from proofbook.entailer.search import answer_question_depths, prove_depths
     model = world()
     trees = prove_depths(["H"], model, SearchConfig.sampled(max_depth=2, k=3), [1, 2])
     [d1], seconds1 = trees[1]

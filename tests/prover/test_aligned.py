@@ -1,16 +1,16 @@
-"""Aligned natural-logic proofs (proofbook.prover.aligned) and their sufficiency hook."""
+"""Aligned natural-logic proofs (proofbook.admiral.prover.aligned) and their sufficiency hook."""
 import math
 
 import pytest
 
-from proofbook.corpus import Sentence
-from proofbook.prover import natlog
-from proofbook.prover.aligned import (AlignedProof, AlignedProver, AlignedSettings, ContextExample, ContextData,
-                                      built_examples, calibrate, decided_verdict, pair_text, roc_auc, sentence_of,
-                                      train_context_model, tune_nei_threshold, window)
-from proofbook.prover.operators import LABELS, OperatorModel
-from proofbook.prover.proofgen import TrainingProof
-from proofbook.prover.sufficiency import NO_EVIDENCE, AlignedSufficiency
+from proofbook.core.corpus import Sentence
+from proofbook.admiral.prover import natlog
+from proofbook.admiral.prover.aligned import (AlignedProof, AlignedProver, AlignedSettings, ContextExample, ContextData,
+                                              built_examples, calibrate, decided_verdict, pair_text, roc_auc,
+                                              sentence_of, train_context_model, tune_nei_threshold, window)
+from proofbook.admiral.prover.operators import LABELS, OperatorModel
+from proofbook.admiral.prover.proofgen import TrainingProof
+from proofbook.admiral.prover.sufficiency import NO_EVIDENCE, AlignedSufficiency
 
 pytestmark = pytest.mark.unit
 
@@ -92,7 +92,7 @@ def test_built_examples_keep_complete_steps_and_independence_and_count_unreadabl
 
 @pytest.fixture(scope="module")
 def tiny_prover():
-    from proofbook.prover.alignment import Aligner
+    from proofbook.admiral.prover.alignment import Aligner
 
     pairs = [("is a rapper", "is a rapper", "="), ("was born in Paris", "born in Lyon", "|"),
              ("is alive", "is not alive", "!"), ("in 2012", "the weather", "#")]
@@ -135,7 +135,7 @@ def test_hook_records_empty_selections_and_thresholds(tiny_prover):
 
 
 def test_an_operator_model_with_other_labels_is_refused():
-    from proofbook.models import CrossEncoder
+    from proofbook.models.cross_encoder import CrossEncoder
 
     with pytest.raises(ValueError, match="operator model needs labels"):
         OperatorModel(CrossEncoder("minilm", labels=("yes", "no"), max_length=16))
@@ -153,8 +153,8 @@ def test_pair_text_cuts_contexts_around_the_spans():
 def test_every_training_field_is_in_the_cache_key(tmp_path):
     import dataclasses
 
-    from proofbook.models import ArtifactCache
-    from proofbook.prover import aligned
+    from proofbook.core.cache import ArtifactCache
+    from proofbook.admiral.prover import aligned
 
     seen = []
 
@@ -191,7 +191,7 @@ def test_verdicts_with_and_without_an_nei_threshold():
 
 
 def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
-    from proofbook.prover.sufficiency import Prover, SufficiencySettings, calibration_source
+    from proofbook.admiral.prover.sufficiency import Prover, SufficiencySettings, calibration_source
 
     assert calibration_source("feverous_s+distractors") == "feverous_s" and calibration_source(None) is None
     calibration = {"threshold": 0.4, "score": "weakest", "by_source": {"hover": {"threshold": 0.7},

@@ -1,8 +1,8 @@
-"""Claim chunking and MiniLM chunk-to-evidence alignment (proofbook.prover.alignment)."""
+"""Claim chunking and MiniLM chunk-to-evidence alignment (proofbook.admiral.prover.alignment)."""
 import pytest
 
-from proofbook.prover.alignment import Aligner, chunk_claim
-from proofbook.prover.natlog import span_position
+from proofbook.admiral.prover.alignment import Aligner, chunk_claim
+from proofbook.admiral.prover.natlog import span_position
 
 pytestmark = pytest.mark.unit
 

@@ -1,10 +1,10 @@
-"""WordNet offline (proofbook.prover.wordnet) and the lexical natural-logic baseline (proofbook.prover.lexical)."""
+"""WordNet offline (proofbook.admiral.prover.wordnet) and the lexical natural-logic baseline (proofbook.admiral.prover.lexical)."""
 import gzip
 from pathlib import Path
 
 import pytest
 
-from proofbook.prover import wordnet as wnmod
+from proofbook.admiral.prover import wordnet as wnmod
 
 pytestmark = pytest.mark.unit
 HAVE_DEBIAN = (wnmod.DEBIAN_WORDNET / "data.noun").is_file() and wnmod.DEBIAN_LEXNAMES_MAN.is_file()
@@ -69,14 +69,14 @@ def test_lexnames_from_the_real_man_page():
     ("is a vegan", "is a fashion muse", "#"),
 ])
 def test_lexical_operators(claim, evidence, op):
-    from proofbook.prover.lexical import lexical_operator
+    from proofbook.admiral.prover.lexical import lexical_operator
 
     assert lexical_operator(claim, evidence) == op
 
 
 @needs_wordnet
 def test_lexical_proof_runs_the_automaton():
-    from proofbook.prover.lexical import lexical_proof
+    from proofbook.admiral.prover.lexical import lexical_proof
 
     proof = lexical_proof("Anne Rice was born in New Jersey",
                           [("Anne Rice", "Anne Rice"), ("was born in New Jersey", "was born in New Orleans")])

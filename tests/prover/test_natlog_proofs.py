@@ -1,8 +1,8 @@
-"""Proof objects, the verdict automaton and the renderings of proofbook.prover.natlog (papers.md §1)."""
+"""Proof objects, the verdict automaton and the renderings of proofbook.admiral.prover.natlog (papers.md §1)."""
 import pytest
 
-from proofbook.prover.natlog import (NEI, OPERATORS, REFUTES, SUPPORTS, TRANSITIONS, Proof, ProofError,
-                                     automaton_path, normalize, proofs_html, span_position, verdict)
+from proofbook.admiral.prover.natlog import (NEI, OPERATORS, REFUTES, SUPPORTS, TRANSITIONS, Proof, ProofError,
+                                             automaton_path, normalize, proofs_html, span_position, verdict)
 
 pytestmark = pytest.mark.unit
 
@@ -96,7 +96,7 @@ def test_from_triples_errors():
 def test_best_operators_reaches_the_target_verdict():
     from math import log
 
-    from proofbook.prover.natlog import best_operators
+    from proofbook.admiral.prover.natlog import best_operators
 
     steps = [{"=": log(0.7), "|": log(0.2), "#": log(0.1)}, {"=": log(0.5), "#": log(0.4), "!": log(0.1)}]
     assert best_operators(steps) == ["=", "="]
@@ -108,7 +108,7 @@ def test_best_operators_reaches_the_target_verdict():
 
 
 def test_target_verdict_counts_an_unreadable_proof_instead_of_stopping():
-    from proofbook.prover.natlog import UNREADABLE, target_verdict
+    from proofbook.admiral.prover.natlog import UNREADABLE, target_verdict
 
     assert target_verdict(EXAMPLE) == Proof.parse(EXAMPLE).verdict
     assert target_verdict("{ a } [ b, {'1 ] = { c } [ c ] =") == UNREADABLE

@@ -1,9 +1,9 @@
-"""The operator model's data rules, metrics and a tiny training run (proofbook.prover.operators)."""
+"""The operator model's data rules, metrics and a tiny training run (proofbook.admiral.prover.operators)."""
 import pytest
 
-from proofbook.prover.operators import (LABELS, OperatorData, OperatorExample, OperatorModel, OperatorSettings,
-                                        confusion_matrix, is_heldout, operator_data, per_operator_scores,
-                                        train_operator_model)
+from proofbook.admiral.prover.operators import (LABELS, OperatorData, OperatorExample, OperatorModel, OperatorSettings,
+                                                confusion_matrix, is_heldout, operator_data, per_operator_scores,
+                                                train_operator_model)
 
 
 @pytest.mark.unit

@@ -1,14 +1,14 @@
-"""The proof generator: input format, constrained decoding, training proofs (proofbook.prover.proofgen)."""
+"""The proof generator: input format, constrained decoding, training proofs (proofbook.admiral.prover.proofgen)."""
 import pytest
 
-from proofbook.corpus import Corpus
-from proofbook.models import load_tokenizer
-from proofbook.prover.alignment import Alignment
-from proofbook.prover.natlog import OPERATORS, Proof
-from proofbook.prover.proofgen import (EvidenceSet, ProofGenerator, ProofgenSettings, TrainingProof, build_proofs,
-                                       evidence_sets, ngrams, proof_constraint, proof_input)
-from proofbook.retrieval.prefix_tree import encode_segment
-from proofbook.retrieval.tasks import RetrievalClaim, RetrievalTask
+from proofbook.core.corpus import Corpus
+from proofbook.models.loading import load_tokenizer
+from proofbook.admiral.prover.alignment import Alignment
+from proofbook.admiral.prover.natlog import OPERATORS, Proof
+from proofbook.admiral.prover.proofgen import (EvidenceSet, ProofGenerator, ProofgenSettings, TrainingProof,
+                                               build_proofs, evidence_sets, ngrams, proof_constraint, proof_input)
+from proofbook.index.prefix_tree import encode_segment
+from proofbook.admiral.retrieval.tasks import RetrievalClaim, RetrievalTask
 
 pytestmark = pytest.mark.unit
 EOS = 102
@@ -66,7 +66,7 @@ class FakeAligner:
     """Aligns chunk i to gold sentence i % n (first word), so the dropped sentence's chunks are known."""
 
     def align_many(self, claims, evidence, chunks=None):
-        from proofbook.prover.alignment import chunk_claim
+        from proofbook.admiral.prover.alignment import chunk_claim
 
         if chunks is not None:  # re-alignment of the chunks that lost their sentence: to the first sentence
             return [[Alignment(ch, ev[0].split()[0], 0, 0, 1, 0.5) for ch in cs] for cs, ev in zip(chunks, evidence)]
@@ -134,7 +134,7 @@ def test_a_local_pretrained_checkpoint_is_fine_tuned_as_the_paper_does(tmp_path)
     """The paper's path (fine-tune BART-large) on a tiny BART saved as a plain local checkpoint folder."""
     import dataclasses
 
-    from proofbook.models import load_tokenizer, small_seq2seq, special_token_ids
+    from proofbook.models.loading import load_tokenizer, small_seq2seq, special_token_ids
 
     tokenizer = load_tokenizer("minilm")
     small_seq2seq(len(tokenizer), d_model=32, layers=1, heads=2, **special_token_ids(tokenizer)).save_pretrained(tmp_path / "bart")
@@ -149,7 +149,7 @@ def test_a_local_pretrained_checkpoint_is_fine_tuned_as_the_paper_does(tmp_path)
 
 
 def test_newlines_never_reach_a_proof_string():
-    from proofbook.prover.proofgen import clean
+    from proofbook.admiral.prover.proofgen import clean
 
     assert proof_input("from NY. \nHe was", [("T", "a\n b")]) == "from NY. He was </s> T ; a b"
     assert ngrams("NY. \nHe")[1] == "NY. He" and clean(" a \n\t b ") == "a b"

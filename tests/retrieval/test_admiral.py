@@ -3,8 +3,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from proofbook.corpus import Corpus
-from proofbook.retrieval.admiral import Admiral, AdmiralConfig
+from proofbook.core.corpus import Corpus
+from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig
 
 pytestmark = pytest.mark.unit
 

@@ -4,10 +4,12 @@ import itertools
 import pytest
 import torch
 
-from proofbook.corpus import Corpus
-from proofbook.models import ArtifactCache, TrainConfig, object_codec
-from proofbook.retrieval.autoregressive import AutoregressiveRetriever, format_input, format_target, make_examples
-from proofbook.retrieval.tasks import RetrievalClaim, load_task
+from proofbook.core.corpus import Corpus
+from proofbook.core.cache import ArtifactCache, object_codec
+from proofbook.core.training import TrainConfig
+from proofbook.admiral.retrieval.autoregressive import (AutoregressiveRetriever, format_input, format_target,
+                                                        make_examples)
+from proofbook.admiral.retrieval.tasks import RetrievalClaim, load_task
 
 PAGES = {
     "Life Goes On (Fergie song)": ["Life Goes On is a song by Fergie.", "It follows M.I.L.F. $."],

@@ -1,4 +1,4 @@
-"""BM25 (proofbook.retrieval.bm25): the word rule, BM25Okapi's formula, the fast backend's exactness,
+"""BM25 (proofbook.index.bm25): the word rule, BM25Okapi's formula, the fast backend's exactness,
 deterministic top-k, page and sentence indexes over a Corpus, and the synthetic benchmark."""
 import math
 
@@ -6,17 +6,10 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from proofbook.corpus import Corpus
-from proofbook.retrieval.bm25 import (
-    BM25,
-    DocumentIndex,
-    SentenceIndex,
-    benchmark_backends,
-    synthetic_corpus,
-    synthetic_queries,
-    tokenize,
-)
-from proofbook.retrieval.tasks import load_task
+from proofbook.core.corpus import Corpus
+from proofbook.index.bm25 import (BM25, DocumentIndex, SentenceIndex, benchmark_backends, synthetic_corpus,
+                                  synthetic_queries, tokenize)
+from proofbook.admiral.retrieval.tasks import load_task
 
 # "the" is in 3 of 4 documents (negative IDF -> epsilon floor); doc 3 is empty.
 DOCS = [

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from proofbook.corpus import Corpus
-from proofbook.models import ArtifactCache
-from proofbook.retrieval.dense import Chain, DenseIndex, SentenceEmbedder, corpus_fingerprint, page_text
+from proofbook.core.corpus import Corpus
+from proofbook.core.cache import ArtifactCache
+from proofbook.index.dense import Chain, DenseIndex, SentenceEmbedder, corpus_fingerprint, page_text
 
 PAGES = {
     "Eiffel Tower": ["The Eiffel Tower is a wrought-iron lattice tower in Paris.",
@@ -39,7 +39,7 @@ def index(corpus, embedder):
 def test_embeddings_match_sentence_transformers(embedder):
     """Mean pooling + L2 norm over 256 tokens, as the checkpoint's modules.json asks."""
     sentence_transformers = pytest.importorskip("sentence_transformers")
-    from proofbook.models import minilm_path
+    from proofbook.models.loading import minilm_path
 
     texts = ["The Eiffel Tower is in Paris.", "short", "a much longer sentence " * 80]
     reference = sentence_transformers.SentenceTransformer(str(minilm_path()), device="cpu").encode(texts)
@@ -148,7 +148,7 @@ def test_embeddings_are_cached_by_corpus(tmp_path, corpus, embedder):
 @pytest.mark.data
 def test_dense_multi_hop_on_real_hover(real_data_dir, embedder):
     """A HoVer sub-corpus (gold pages of 40 evaluation claims + 150 other pages): sane recall."""
-    from proofbook.retrieval.tasks import load_task
+    from proofbook.admiral.retrieval.tasks import load_task
 
     task = load_task("hover", real_data_dir)
     claims = task.evaluation[:40]

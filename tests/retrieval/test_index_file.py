@@ -1,11 +1,11 @@
-"""The stored BM25 index (proofbook.retrieval.index_file): varint codes, and files that read back into an
+"""The stored BM25 index (proofbook.index.index_file): varint codes, and files that read back into an
 index with bit-for-bit the same scores; damaged files are clear errors."""
 import numpy as np
 import pytest
 
-from proofbook.corpus import Corpus
-from proofbook.retrieval.bm25 import BM25, DocumentIndex
-from proofbook.retrieval.index_file import decode_varints, encode_varints
+from proofbook.core.corpus import Corpus
+from proofbook.index.bm25 import BM25, DocumentIndex
+from proofbook.index.index_file import decode_varints, encode_varints
 
 
 @pytest.mark.unit

@@ -1,10 +1,10 @@
-"""Retrieval metrics (proofbook.retrieval.metrics): each definition of results.md pinned on hand-made
+"""Retrieval metrics (proofbook.admiral.retrieval.metrics): each definition of results.md pinned on hand-made
 rankings -- duplicates in the ranking, fewer than k documents, more gold documents than k."""
 import pytest
 
-from proofbook.retrieval.bm25 import DocumentIndex
-from proofbook.retrieval.metrics import dedupe, exact_match, f1_at_k, recall_at_k, retrieval_metrics
-from proofbook.retrieval.tasks import RetrievalClaim, load_task
+from proofbook.index.bm25 import DocumentIndex
+from proofbook.admiral.retrieval.metrics import dedupe, exact_match, f1_at_k, recall_at_k, retrieval_metrics
+from proofbook.admiral.retrieval.tasks import RetrievalClaim, load_task
 
 
 def claim(cid, gold, hops=None):

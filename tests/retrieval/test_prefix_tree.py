@@ -2,9 +2,10 @@
 import pytest
 import torch
 
-from proofbook.models import load_tokenizer
-from proofbook.retrieval.prefix_tree import (PrefixTree, Segment, SequenceConstraint, TitleTrie, encode_segment,
-                                             pointer_tree, prefix_allowed_tokens_fn, retrieval_constraint)
+from proofbook.models.loading import load_tokenizer
+from proofbook.index.prefix_tree import (PrefixTree, Segment, SequenceConstraint, TitleTrie, encode_segment,
+                                         pointer_tree, retrieval_constraint)
+from proofbook.models.seq2seq import prefix_allowed_tokens_fn
 
 pytestmark = pytest.mark.unit
 EOS = 99

@@ -1,8 +1,8 @@
 """Copy pre-training examples for the title generators: mentions of titles in corpus sentences."""
 import pytest
 
-from proofbook.corpus import Corpus
-from proofbook.retrieval.pretraining import copy_examples, own_title_examples, surface_form, title_mentions
+from proofbook.core.corpus import Corpus
+from proofbook.admiral.retrieval.pretraining import copy_examples, own_title_examples, surface_form, title_mentions
 
 PAGES = {
     "Life Goes On (Fergie song)": ["Life Goes On is a song by Fergie.", "It follows M.I.L.F. $ on Double Dutchess."],
@@ -73,7 +73,7 @@ def regex_mentions(corpus):
     import re
     from collections import defaultdict
 
-    from proofbook.retrieval.pretraining import MIN_SURFACE_CHARS
+    from proofbook.admiral.retrieval.pretraining import MIN_SURFACE_CHARS
 
     by_surface = defaultdict(list)
     for title in corpus.titles:
@@ -92,7 +92,7 @@ def regex_mentions(corpus):
 
 @pytest.mark.unit
 def test_the_automaton_finds_what_the_regular_expression_finds_on_tricky_text():
-    from proofbook.retrieval.pretraining import find_surfaces, surface_automaton
+    from proofbook.admiral.retrieval.pretraining import find_surfaces, surface_automaton
 
     automaton = surface_automaton(["New York", "New York City", "York", "City of York", "Ab_c", "Élan"])
     text = "New York City of York, New Yorker, NewYork, Ab_cd, Ab_c. Élan_ Élan! New York"
@@ -108,7 +108,7 @@ def test_the_automaton_finds_what_the_regular_expression_finds_on_tricky_text():
 @pytest.mark.data
 @pytest.mark.parametrize("dataset", ["hover", "feverous_s", "feverous_s+distractors"])
 def test_the_automaton_finds_what_the_regular_expression_finds_on_the_real_corpora(dataset, real_data_dir):
-    from proofbook.retrieval.tasks import load_task
+    from proofbook.admiral.retrieval.tasks import load_task
 
     corpus = load_task(dataset, real_data_dir).corpus
     assert title_mentions(corpus) == regex_mentions(corpus)

@@ -4,11 +4,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from proofbook.corpus import Corpus
-from proofbook.models import TrainConfig
-from proofbook.retrieval.reranker import (CONTEXT_SEPARATOR, LABELS, RerankResult, SentenceReranker,
-                                          reranker_examples, reranker_query, sentence_passage, train_reranker)
-from proofbook.retrieval.tasks import RetrievalClaim
+from proofbook.core.corpus import Corpus
+from proofbook.core.training import TrainConfig
+from proofbook.admiral.retrieval.reranker import (CONTEXT_SEPARATOR, LABELS, RerankResult, SentenceReranker,
+                                                  reranker_examples, reranker_query, sentence_passage, train_reranker)
+from proofbook.admiral.retrieval.tasks import RetrievalClaim
 
 PAGES = {
     "Eiffel Tower": ["The Eiffel Tower is a lattice tower in Paris.", "It opened in 1889.",
@@ -230,7 +230,7 @@ def test_train_save_load_roundtrip(tmp_path):
 
 @pytest.mark.unit
 def test_max_examples_keeps_whole_claims():
-    from proofbook.retrieval.reranker import _subsample
+    from proofbook.admiral.retrieval.reranker import _subsample
 
     corpus = _corpus()
     examples = reranker_examples([CLAIM, ONE_PAGE], corpus, 4, seed=1, hard_negative_fn=_bm25_stub)
@@ -246,7 +246,7 @@ def test_max_examples_keeps_whole_claims():
 @pytest.mark.data
 @pytest.mark.parametrize("dataset", ["hover", "feverous_s"])
 def test_examples_on_real_data(real_data_dir, dataset):
-    from proofbook.retrieval.tasks import load_task
+    from proofbook.admiral.retrieval.tasks import load_task
 
     task = load_task(dataset, real_data_dir)
     claims = task.train[:200]

@@ -2,7 +2,7 @@
 import pytest
 
 from proofbook.data.base import in_evaluation_part
-from proofbook.retrieval.tasks import load_task
+from proofbook.admiral.retrieval.tasks import load_task
 
 
 @pytest.mark.unit

@@ -4,12 +4,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from proofbook.classifier.metrics import confusion_matrix, mae, mae_by_label, soft_accuracy, veracity_metrics
-from proofbook.classifier.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
-                                           constant_predictions, liar_examples, remove_near_duplicates,
-                                           selection_split)
+from proofbook.wild.veracity_metrics import confusion_matrix, mae, mae_by_label, soft_accuracy, veracity_metrics
+from proofbook.wild.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
+                                     constant_predictions, liar_examples, remove_near_duplicates, selection_split)
 from proofbook.data.politifact import LABELS
-from proofbook.models import ArtifactCache
+from proofbook.core.cache import ArtifactCache
 
 pytestmark = pytest.mark.unit
 
@@ -84,7 +83,7 @@ def test_tiny_training_selects_by_mae_and_caches(tmp_path):
 
 
 def test_strip_verdict_removes_ratings_and_definitions():
-    from proofbook.classifier.veracity import strip_verdict
+    from proofbook.wild.veracity import strip_verdict
 
     text = ("The bill passed in 2019. The statement contains an element of truth but ignores critical facts that "
             "would give a different impression. We rate it Mostly False. https://www.sharethefacts.co/share/x")
@@ -96,7 +95,7 @@ def test_strip_verdict_removes_ratings_and_definitions():
 def test_the_test_time_justification_has_its_verdict_removed_as_in_training():
     from types import SimpleNamespace
 
-    from proofbook.classifier.veracity import claimdecomp_examples
+    from proofbook.wild.veracity import claimdecomp_examples
     from proofbook.wild.experiments import test_justification
 
     claim = SimpleNamespace(example_id="7", claim="c", person="p", venue="v", label=2,
@@ -108,8 +107,8 @@ def test_the_test_time_justification_has_its_verdict_removed_as_in_training():
 
 @pytest.mark.unit
 def test_cache_key_names_a_checkpoint_inside_the_cache_by_its_place_not_its_path(tmp_path):
-    from proofbook.classifier.veracity import VeracitySettings, cache_settings
-    from proofbook.models.cache import ArtifactCache
+    from proofbook.wild.veracity import VeracitySettings, cache_settings
+    from proofbook.core.cache import ArtifactCache
 
     keys = []
     for checkout in ("one", "two"):

@@ -6,7 +6,7 @@ results JSON is checked: ``02_experiments`` must write every row named in ``resu
 """
 import pytest
 
-from proofbook import runner
+from proofbook.cli import runner
 
 pytestmark = pytest.mark.notebook
 

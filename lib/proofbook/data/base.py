@@ -36,8 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-#: the repository root (``lib/proofbook/data/base.py`` -> three levels up)
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+from proofbook.core.paths import record_read, resolve_data_dir
 
 
 class RecordLine(int):
@@ -107,16 +106,6 @@ class SkipReport:
         return f"{self.source}: {'kept irregular rows' if self.kept else 'skipped'}: " + "; ".join(parts)
 
 
-def resolve_data_dir(data_dir: os.PathLike | str | None = None) -> Path:
-    """The data directory: the argument, else ``$PROOFBOOK_DATA``, else ``data/`` in the project root."""
-    if data_dir is None or str(data_dir) == "":
-        data_dir = os.environ.get("PROOFBOOK_DATA") or PROJECT_ROOT / "data"
-    path = Path(data_dir).expanduser()
-    if not path.is_absolute() and not path.exists() and (PROJECT_ROOT / path).exists():
-        path = PROJECT_ROOT / path
-    return path
-
-
 def dataset_file(data_dir: os.PathLike | str | None, folder: str, name: str) -> Path:
     """Path of ``<data_dir>/<folder>/<name>``; a clear :class:`FileNotFoundError` if it is absent."""
     root = resolve_data_dir(data_dir)
@@ -132,17 +121,6 @@ _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
-_FILES_READ: set[Path] = set()
-
-
-def record_read(path: os.PathLike | str) -> None:
-    """Note that this process read ``path`` (every reader does, through :func:`iter_lines`)."""
-    _FILES_READ.add(Path(path).resolve())
-
-
-def files_read() -> set[Path]:
-    """Every file this process has read as data so far (the results' digest hashes their contents)."""
-    return set(_FILES_READ)
 
 
 def iter_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:

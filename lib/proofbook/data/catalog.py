@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from importlib import import_module
 
-from proofbook.data.base import resolve_data_dir
+from proofbook.core.paths import resolve_data_dir
 
 #: reader modules in the order of the book's papers: AdMIRaL, claims in the wild, Entailer
 READER_MODULES = ("hover", "feverous", "fm2", "fever_symmetric", "natlog", "nli", "misc_fever",
@@ -86,9 +86,9 @@ def sources_table(data_dir: os.PathLike | str | None = None, results_dir: os.Pat
     import json
     from pathlib import Path
 
-    from proofbook.data.base import record_read
+    from proofbook.core.paths import record_read
     from proofbook.data.fetch import load_sources
-    from proofbook.results import load_results
+    from proofbook.core.results import load_results
 
     data_dir = resolve_data_dir(data_dir)
     readers: dict[str, set[str]] = {}

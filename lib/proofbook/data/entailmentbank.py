@@ -35,11 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from proofbook.corpus import Corpus
-from proofbook.data.base import (
-    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_object, iter_jsonl, require,
-    require_records, resolve_data_dir,
-)
+from proofbook.core.corpus import Corpus
+from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_object,
+                                 iter_jsonl, require, require_records, resolve_data_dir)
 
 FOLDER = "entailmentbank"
 SPLITS = ("train", "dev", "test")
@@ -399,7 +397,7 @@ def read_worldtree(data_dir: os.PathLike | str | None = None) -> FactTable:
 
 
 def worldtree_corpus(facts: dict[str, str]) -> Corpus:
-    """The facts as a :class:`~proofbook.corpus.Corpus`: one single-sentence document per fact id."""
+    """The facts as a :class:`~proofbook.core.corpus.Corpus`: one single-sentence document per fact id."""
     corpus = Corpus("worldtree")
     for fact_id, text in facts.items():
         corpus.add(fact_id, [text])

@@ -24,7 +24,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from proofbook.data.base import resolve_data_dir
+from proofbook.core.paths import resolve_data_dir
 
 SOURCES = Path(__file__).with_name("sources.json")
 #: where a file is downloaded from; ``{repo}``, ``{commit}`` and ``{path}`` are filled in

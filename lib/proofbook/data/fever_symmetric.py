@@ -29,7 +29,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from proofbook.data.base import DataError, Records, SkipReport, check_split, dataset_file, iter_jsonl, require, require_label, UniqueIds
+from proofbook.data.base import (DataError, Records, SkipReport, check_split, dataset_file, iter_jsonl, require,
+                                 require_label, UniqueIds)
 
 SYMMETRIC_FOLDER = "fever_symmetric"
 SYMMETRIC_SPLITS = ("dev", "test")

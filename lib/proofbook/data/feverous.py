@@ -29,11 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from proofbook.corpus import Corpus
-from proofbook.data.base import (
-    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array, require,
-    require_label,
-)
+from proofbook.core.corpus import Corpus
+from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array,
+                                 require, require_label)
 
 FEVEROUS_FOLDER = "feverous_s_gold_evidence"
 FEVEROUS_SPLITS = ("train", "dev", "test")

@@ -31,11 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from proofbook.corpus import Corpus
-from proofbook.data.base import (
-    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl, require,
-    require_label,
-)
+from proofbook.core.corpus import Corpus
+from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
+                                 require, require_label)
 
 FM2_FOLDER = "fool_me_twice"
 FM2_SPLITS = ("train", "dev", "test")

@@ -61,11 +61,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from proofbook.corpus import Corpus, split_sentences
-from proofbook.data.base import (
-    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array,
-    iter_jsonl, require, require_label,
-)
+from proofbook.core.corpus import Corpus, split_sentences
+from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array,
+                                 iter_jsonl, require, require_label)
 
 HOVER_FOLDER = "hover_multihop"
 HOVER_SPLITS = ("train", "dev", "test")

@@ -36,21 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from proofbook.corpus import Corpus
-from proofbook.data.base import (
-    DataError,
-    Records,
-    SkipReport,
-    UniqueIds,
-    check_split,
-    dataset_file,
-    iter_jsonl,
-    no_records,
-    read_text,
-    require,
-    require_label,
-    require_text,
-)
+from proofbook.core.corpus import Corpus
+from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
+                                 no_records, read_text, require, require_label, require_text)
 
 CLIMATE_FOLDER, CLIMATE_FILE = "climate_fever", "climate-fever.jsonl"
 CLIMATE_CLAIM_LABELS = ("SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO", "DISPUTED")

@@ -6,7 +6,7 @@ MacCartney's natural-logic relations and a finite automaton turns the operator s
 SUPPORTS / REFUTES / NOT ENOUGH INFO.  AdMIRaL (Aly & Vlachos 2022, §3.2) uses
 such proofs to decide whether retrieved evidence is *sufficient*; the book trains and evaluates its
 proof generator and operator model on the files read here.  The automaton and a fuller ``Proof`` class
-live in :mod:`proofbook.prover.natlog`; this module only parses the data.
+live in :mod:`proofbook.admiral.prover.natlog`; this module only parses the data.
 
 Official formats (all from ``Raldir/QA-NatVer``):
 
@@ -36,10 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proofbook.data.base import (
-    DataError, Records, SkipReport, UniqueIds, dataset_file, iter_jsonl, iter_lines, require, require_label,
-    require_records, require_text, resolve_data_dir,
-)
+from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, dataset_file, iter_jsonl, iter_lines,
+                                 require, require_label, require_records, require_text, resolve_data_dir)
 
 FOLDER = "natlog_proofs_qanatver"
 FEWSHOT_TARGET_FILE = "train_with_ids_fewshot.target"

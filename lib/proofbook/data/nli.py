@@ -41,10 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proofbook.data.base import (
-    DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl, iter_lines, iter_tsv,
-    require, require_label, require_records, require_text, resolve_data_dir,
-)
+from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
+                                 iter_lines, iter_tsv, require, require_label, require_records, require_text,
+                                 resolve_data_dir)
 
 SICK_FOLDER, SICK_FILE = "sick", "SICK.txt"
 SCITAIL_FOLDER = "scitail"

@@ -62,10 +62,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from proofbook.data.base import (
-    DataError, RecordMap, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
-    iter_lines, iter_tsv, loads, no_records, require, require_records, require_text, resolve_data_dir,
-)
+from proofbook.data.base import (DataError, RecordMap, Records, SkipReport, UniqueIds, check_split, dataset_file,
+                                 iter_jsonl, iter_lines, iter_tsv, loads, no_records, require, require_records,
+                                 require_text, resolve_data_dir)
 
 #: PolitiFact's Truth-O-Meter in the paper's index order (MAE and soft accuracy use these indices)
 LABELS = ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")

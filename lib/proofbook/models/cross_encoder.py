@@ -4,7 +4,7 @@ One class serves six models of the book: AdMIRaL's sentence reranker, natural-lo
 and sufficiency classifier (Aly & Vlachos 2022, §3), the veracity classifier of claims in the wild,
 and Entailer's truth scorer H -> Sd and entailment scorer PH -> Se (Tafjord et al. 2022, §3.2).
 The pair is encoded jointly (``[CLS] a [SEP] b [SEP]``) and a classification head on ``[CLS]``
-gives a distribution over the labels.  ``fit`` goes through :func:`proofbook.models.training.train`;
+gives a distribution over the labels.  ``fit`` goes through :func:`proofbook.core.training.train`;
 ``save``/``load`` keep the labels with the weights so the ArtifactCache can store a trained model
 (``object_codec(CrossEncoder)``).
 """
@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from proofbook.models.loading import load_classifier, load_tokenizer, quiet_transformers, resolve_checkpoint
-from proofbook.models.training import TrainConfig, TrainResult, train
+from proofbook.core.training import TrainConfig, TrainResult, train
 
 CONFIG_FILE = "cross_encoder.json"
 #: how a new classification head is initialised; enters the cache keys of models built after other

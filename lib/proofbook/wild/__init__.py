@@ -3,6 +3,6 @@
 :mod:`~proofbook.wild.decomposition` (claim -> yes/no questions),
 :mod:`~proofbook.wild.search` (time- and site-filtered search), :mod:`~proofbook.wild.fine_grained`
 (windows, BM25, expansion, merging), :mod:`~proofbook.wild.summaries` (claim-focused summaries) and
-:mod:`proofbook.classifier.veracity` (six-way veracity); :mod:`~proofbook.wild.experiments` is what the
+:mod:`proofbook.wild.veracity` (six-way veracity); :mod:`~proofbook.wild.experiments` is what the
 notebooks in ``notebooks/wild/`` call.
 """

@@ -134,7 +134,7 @@ class TrainedQuestionGenerator:
     def train(cls, examples: Sequence[ClaimDecompFinetuneExample], settings: GeneratorSettings,
               progress: bool = True) -> "TrainedQuestionGenerator":
         from proofbook.models.seq2seq import Seq2Seq
-        from proofbook.models.training import TrainConfig
+        from proofbook.core.training import TrainConfig
 
         lengths = dict(max_input_length=settings.max_input_length, max_target_length=settings.max_target_length)
         model = (Seq2Seq.warm_start(seed=settings.seed, **lengths) if settings.backend == "warm-start"
@@ -150,7 +150,7 @@ class TrainedQuestionGenerator:
     def cached(cls, examples: Sequence[ClaimDecompFinetuneExample], settings: GeneratorSettings, cache,
                data: os.PathLike | str | None = None, progress: bool = True) -> "TrainedQuestionGenerator":
         """Trained once per settings and training file, through the ArtifactCache."""
-        from proofbook.models.cache import object_codec
+        from proofbook.core.cache import object_codec
         from proofbook.models.seq2seq import Seq2Seq
 
         model = cache.get_or_build("wild-question-generator", asdict(settings),
@@ -291,7 +291,7 @@ def question_recall(annotated: Sequence[Sequence[str]], generated: Sequence[Sequ
                     threshold: float = RECALL_THRESHOLD) -> float:
     """Share of annotated questions matched by some generated question of the same claim at cosine >= threshold.
 
-    ``embedder`` is a :class:`proofbook.retrieval.dense.SentenceEmbedder` (unit vectors: cosine = dot).
+    ``embedder`` is a :class:`proofbook.index.dense.SentenceEmbedder` (unit vectors: cosine = dot).
     A claim without generated questions matches none of its annotated ones.
     """
     if len(annotated) != len(generated):

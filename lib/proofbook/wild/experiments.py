@@ -31,12 +31,12 @@ from typing import Sequence
 
 import numpy as np
 
-from proofbook.classifier.metrics import veracity_metrics
-from proofbook.classifier.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
-                                           constant_predictions, liar_examples, remove_near_duplicates, strip_verdict)
+from proofbook.wild.veracity_metrics import veracity_metrics
+from proofbook.wild.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
+                                     constant_predictions, liar_examples, remove_near_duplicates, strip_verdict)
 from proofbook.data import politifact as pf
-from proofbook.data.base import resolve_data_dir
-from proofbook.models.cache import ArtifactCache, file_fingerprint, json_codec
+from proofbook.core.paths import resolve_data_dir
+from proofbook.core.cache import ArtifactCache, file_fingerprint, json_codec
 from proofbook.wild.decomposition import (AnnotatedQuestions, CachedQuestions, GeneratorSettings,
                                           TrainedQuestionGenerator, question_recall)
 from proofbook.wild.fine_grained import FineGrainedResult, fine_grained_retrieval
@@ -358,7 +358,7 @@ def compute_run(data: WildData, models: Models, settings: WildSettings, progress
     recall = {}
     test_claims = data.evaluation.get(("claimdecomp", "test"))
     if test_claims:
-        from proofbook.retrieval.dense import SentenceEmbedder
+        from proofbook.index.dense import SentenceEmbedder
 
         embedder = SentenceEmbedder("minilm", max_length=64)
         annotated = [AnnotatedQuestions().questions(c) for c in test_claims]
@@ -412,11 +412,11 @@ COMPARISONS = (("web-summaries", "claim-only-matched"), ("web-snippets", "claim-
 
 
 def metric_rows(run: Run, seed: int = 0) -> list[dict]:
-    """Result rows (:mod:`proofbook.results`) for every system and metric of a run, each veracity metric with
+    """Result rows (:mod:`proofbook.core.results`) for every system and metric of a run, each veracity metric with
     its 95% bootstrap interval over the claims, and the paired differences of :data:`COMPARISONS` in accuracy
     and MAE."""
-    from proofbook import intervals
-    from proofbook.classifier.metrics import macro_f1
+    from proofbook.core import intervals
+    from proofbook.wild.veracity_metrics import macro_f1
 
     rows = []
     for (dataset, split, system), p in run.predictions.items():
@@ -470,7 +470,7 @@ def flipped_claims(run: Run, data: WildData, system: str = "web-summaries") -> l
 def claim_predictions(run: Run, data: WildData, example_id: str) -> list[dict]:
     """One ClaimDecomp test claim (by ``example_id``) in every condition of the run: the prediction and the
     evidence text that condition read.  An id that is not a test claim of the run is a ValueError."""
-    from proofbook.examples import by_id
+    from proofbook.core.examples import by_id
 
     claim = by_id(data.claimdecomp["test"], example_id, key=lambda c: c.example_id, what="claim",
                   where="ClaimDecomp test")
@@ -587,8 +587,8 @@ def mae_by_label_frame(run: Run, systems: Sequence[str], dataset: str = "claimde
     each MAE with its 95% bootstrap interval over that label's claims."""
     import pandas as pd
 
-    from proofbook import intervals
-    from proofbook.classifier.metrics import mae_by_label
+    from proofbook.core import intervals
+    from proofbook.wild.veracity_metrics import mae_by_label
 
     table, rows = {}, []
     for system in systems:

@@ -21,7 +21,7 @@ every intermediate step (the method notebook shows them).
 Choices the paper leaves open, stated here:
 
 * Tokens are whitespace-separated words (so a window is a slice of the text and can be shown as it
-  is); BM25 scores a window by :func:`proofbook.retrieval.bm25.tokenize` of its text with the
+  is); BM25 scores a window by :func:`proofbook.index.bm25.tokenize` of its text with the
   ``rank_bm25`` defaults (``k1 = 1.5, b = 0.75``) -- one BM25 over all windows of the claim's documents.
 * The last window of a document ends at its last token (a document of 40 tokens has windows 0-30 and
   15-40); a document shorter than ``k1`` is one window.
@@ -40,7 +40,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from proofbook.retrieval.bm25 import BM25, tokenize
+from proofbook.index.bm25 import BM25, tokenize
 
 K1_TOKENS, STRIDE, PER_QUESTION, TOP_WINDOWS, K2_TOKENS, TOP_DOCUMENTS = 30, 15, 5, 10, 150, 5
 

@@ -39,7 +39,7 @@ from datetime import date, timedelta
 from typing import Iterable, Mapping, Protocol, Sequence
 
 from proofbook.data.politifact import SearchResult, _make_date, claim_date
-from proofbook.retrieval.bm25 import BM25, tokenize
+from proofbook.index.bm25 import BM25, tokenize
 
 PAGES_PER_QUESTION = 10
 

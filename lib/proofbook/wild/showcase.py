@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from proofbook.examples import Showcase, by_id, showcase, shuffled
+from proofbook.core.examples import Showcase, by_id, showcase, shuffled
 
 RULE = "the filtered search keeps at least one page and the claim-focused summary is not empty"
 

@@ -8,7 +8,7 @@ The summaries, joined, are the evidence the veracity classifier reads.
 Two backends, ``summariser.summarise(claim, questions, document) -> str``:
 
 * :class:`ExtractiveSummariser` (offline) -- splits the document into sentences
-  (:func:`proofbook.corpus.split_sentences`), scores each by its highest MiniLM cosine similarity to the
+  (:func:`proofbook.core.corpus.split_sentences`), scores each by its highest MiniLM cosine similarity to the
   claim or any of its questions, and keeps the best ``max_sentences = 2`` in document order; if no
   sentence reaches ``threshold`` the summary is :data:`IRRELEVANT`.  This replaces the paper's LLM
   summary where no endpoint exists (a departure: it copies sentences rather than writing new ones).
@@ -22,7 +22,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from proofbook.corpus import split_sentences
+from proofbook.core.corpus import split_sentences
 
 IRRELEVANT = "The document is irrelevant to the claim."
 THRESHOLD, MAX_SENTENCES = 0.4, 2
@@ -41,7 +41,7 @@ class ExtractiveSummariser:
 
     def __init__(self, embedder=None, threshold: float = THRESHOLD, max_sentences: int = MAX_SENTENCES):
         if embedder is None:
-            from proofbook.retrieval.dense import SentenceEmbedder
+            from proofbook.index.dense import SentenceEmbedder
 
             embedder = SentenceEmbedder("minilm", max_length=128)
         self.embedder, self.threshold, self.max_sentences = embedder, threshold, max_sentences

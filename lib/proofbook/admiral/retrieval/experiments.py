@@ -1,0 +1,317 @@
+"""Training and evaluating the retrieval systems of ``admiral/02_experiments``.
+
+One place builds every component from the training part of the tasks (never from evaluation claims),
+caches it (:class:`proofbook.core.cache.ArtifactCache`, keyed by the settings and the training data), and
+turns a task into the ranked document lists of each system:
+
+- ``bm25``: BM25 over whole pages alone (AdMIRaL reference config k1=0.9, b=0.1);
+- ``initial``: iteration 1 -- BM25 + hop-0 titles (the GENRE step), sentence-reranked;
+- ``admiral``: 2 iterations; ``admiral-top1``: only the best beam per hop; ``admiral-notjoint``: the
+  hop model trained and decoded without sentence pointers (paper Table 3);
+- ``admiral-fulltrie``: ``admiral`` decoding over the prefix tree of *all* corpus titles (the paper's
+  setting), when the book's ``admiral`` narrows each hop to linked titles (``AdmiralConfig.hop_titles``);
+- ``mentions-only``: ``admiral`` with the hop model replaced by :class:`proofbook.admiral.retrieval.multihop.MentionsOnly`
+  (the same narrowed titles, ranked by the reranker, no generation): what the title model adds;
+- ``dense-mdr``: the MDR-style dense baseline (:mod:`proofbook.index.dense`).
+
+The reranker and the hop models are trained once on the training claims of HoVer and FEVEROUS-S
+together (both train parts; each example uses its own corpus) and used on every dataset, with each
+dataset's own title prefix tree at decoding time.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from proofbook.core.cache import ArtifactCache, fingerprint
+from proofbook.core.training import TrainConfig
+from proofbook.core.cache import object_codec
+from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig, MentionsOnly
+from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever, make_examples
+from proofbook.index.bm25 import DocumentIndex
+from proofbook.admiral.retrieval.pretraining import copy_examples
+from proofbook.admiral.retrieval.reranker import SentenceReranker, reranker_examples, train_reranker
+from proofbook.admiral.retrieval.tasks import RetrievalTask
+
+logger = logging.getLogger(__name__)
+
+#: evaluation claims per dataset at full size (02 and 04 share the run; fits the chapters' time budget)
+FULL_LIMIT = 120
+#: evaluation claims per dataset in the chapters' smoke runs
+SMOKE_LIMIT = 12
+#: datasets on which the book also runs ``admiral-fulltrie`` (it costs about a third of a dataset's run time;
+#: HoVer only, to fit the chapters' time budget)
+FULLTRIE_DATASETS = ("hover",)
+SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "admiral-fulltrie", "mentions-only",
+           "dense-mdr")
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """What the components are trained with; the defaults are the book's full-size run."""
+
+    seed: int = 0
+    reranker_examples: int = 2400
+    reranker_max_length: int = 128
+    reranker_epochs: int = 1
+    reranker_negatives: int = 3
+    hop_backend: str = "scratch"        # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
+    hop_epochs: int = 1                 # more epochs measured no better: the models learn a title prior only
+    hop_batch_size: int = 32
+    hop_lr: float = 5e-4
+    hop_max_orderings: int = 2
+    hop_max_examples: int | None = None
+    hop_copy_epochs: int = 0            # copy pre-training epochs before the claims (retrieval.pretraining); 0 = off
+    dev_fraction: float = 0.1           # of the training claims, for model selection
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "TrainingSettings":
+        """Tiny sizes for the tests: seconds, not minutes (the models learn next to nothing)."""
+        return cls(seed=seed, reranker_examples=48, reranker_max_length=48, hop_epochs=1, hop_max_examples=48,
+                   hop_max_orderings=1)
+
+
+@dataclass
+class Components:
+    reranker: SentenceReranker
+    hop_models: dict[int, AutoregressiveRetriever]   # 0 = GENRE step, 1 = first autoregressive hop
+    notjoint: AutoregressiveRetriever                # hop 1 without pointers (ablation)
+    train_seconds: dict[str, float]
+
+
+def book_config(smoke: bool = False, **overrides) -> AdmiralConfig:
+    """The decoding config of the book's chapters: linked hop titles, beam 25 (5 in smoke runs)."""
+    return AdmiralConfig(**{"hop_titles": "linked", "beam": 5 if smoke else 25, **overrides})
+
+
+def _carve(claims: list, fraction: float) -> tuple[list, list]:
+    """Split training claims into (train, dev) by a hash of the id: model selection never sees evaluation claims."""
+    import hashlib
+
+    dev = [c for c in claims if int(hashlib.sha1(f"dev:{c.id}".encode()).hexdigest(), 16) % 1000 < fraction * 1000]
+    dev_ids = {c.id for c in dev}
+    return [c for c in claims if c.id not in dev_ids], dev
+
+
+def _hop_config(settings: TrainingSettings) -> TrainConfig:
+    return TrainConfig(epochs=settings.hop_epochs, batch_size=settings.hop_batch_size, lr=settings.hop_lr,
+                       warmup_ratio=0.1, eval_every="epoch", patience=2, seed=settings.seed)
+
+
+def _train_hop_model(tasks: Sequence[RetrievalTask], hop: int, settings: TrainingSettings, use_pointers: bool = True):
+    titles = list(dict.fromkeys(t for task in tasks for t in task.corpus.titles))
+    train, dev = [], []
+    for task in tasks:
+        part_train, part_dev = _carve(task.train, settings.dev_fraction)
+        kwargs = dict(seed=settings.seed, max_orderings=settings.hop_max_orderings)
+        train += make_examples(part_train, task.corpus, hop, **kwargs)
+        dev += make_examples(part_dev, task.corpus, hop, **kwargs)
+    if settings.hop_max_examples is not None:
+        train = train[:settings.hop_max_examples]
+        dev = dev[:max(8, settings.hop_max_examples // 4)]
+    factory = (AutoregressiveRetriever.warm_start if settings.hop_backend == "warm-start"
+               else AutoregressiveRetriever.from_scratch)
+    model = factory(titles, hop=hop, seed=settings.seed, use_pointers=use_pointers)
+    if settings.hop_copy_epochs:
+        copy = [e for task in tasks for e in copy_examples(task.corpus, hop, seed=settings.seed)]
+        config = dataclasses.replace(_hop_config(settings), epochs=settings.hop_copy_epochs, patience=None)
+        model.fit(copy, config)
+    model.fit(train, _hop_config(settings), dev_examples=dev)
+    return model
+
+
+def _train_reranker(tasks: Sequence[RetrievalTask], settings: TrainingSettings) -> SentenceReranker:
+    from proofbook.admiral.retrieval.reranker import default_train_config
+
+    train, dev = [], []
+    for task in tasks:
+        index = DocumentIndex(task.corpus)
+        candidates = lambda claim, index=index: [t for t, _ in index.search(claim.claim, k=10)]  # noqa: E731
+        part_train, part_dev = _carve(task.train, settings.dev_fraction)
+        kwargs = dict(negatives_per_claim=settings.reranker_negatives, seed=settings.seed, hard_negative_fn=candidates)
+        train += reranker_examples(part_train, task.corpus, **kwargs)
+        dev += reranker_examples(part_dev, task.corpus, **kwargs)
+    config = default_train_config(epochs=settings.reranker_epochs, seed=settings.seed)
+    return train_reranker(train, dev[:400], config, max_length=settings.reranker_max_length,
+                          max_examples=settings.reranker_examples)
+
+
+def train_components(tasks: Sequence[RetrievalTask], settings: TrainingSettings = TrainingSettings(),
+                     cache: ArtifactCache | None = None) -> Components:
+    """Train (or load from the cache) the reranker, the hop-0 and hop-1 models and the not-joint ablation."""
+    cache = cache or ArtifactCache()
+    data = fingerprint([(task.dataset, task.train, task.corpus.titles, task.corpus.n_sentences()) for task in tasks])
+    base = {"settings": dataclasses.asdict(settings), "train": data}
+    seconds = {}
+
+    def cached(kind, config, build, cls):
+        start = time.perf_counter()
+        codec = object_codec(cls)
+        value = cache.get_or_build(kind, {**base, **config}, build, codec.save, codec.load)
+        seconds[kind if "hop" not in config else f"{kind}-{config['hop']}"] = time.perf_counter() - start
+        return value
+
+    reranker = cached("admiral-reranker", {}, lambda: _train_reranker(tasks, settings), SentenceReranker)
+    hops = {hop: cached("admiral-hop-model", {"hop": hop, "pointers": True},
+                        lambda hop=hop: _train_hop_model(tasks, hop, settings), AutoregressiveRetriever)
+            for hop in (0, 1)}
+    notjoint = cached("admiral-hop-model", {"hop": 1, "pointers": False},
+                      lambda: _train_hop_model(tasks, 1, settings, use_pointers=False), AutoregressiveRetriever)
+    return Components(reranker, hops, notjoint, seconds)
+
+
+def for_corpus(model: AutoregressiveRetriever, task: RetrievalTask) -> AutoregressiveRetriever:
+    """The same trained model, decoding with this task's title prefix tree."""
+    return AutoregressiveRetriever(model.model, model.tokenizer, task.corpus.titles, hop=model.hop,
+                                   max_input_length=model.max_input_length, max_sentences=model.max_sentences,
+                                   pointer_rule=model.pointer_rule, use_pointers=model.use_pointers,
+                                   length_penalty=model.length_penalty, backend=model.backend)
+
+
+def build_admiral(task: RetrievalTask, components: Components, config: AdmiralConfig = AdmiralConfig(),
+                  notjoint: bool = False, sufficiency=None, index: DocumentIndex | None = None) -> Admiral:
+    """An :class:`Admiral` retriever over ``task``'s corpus with the trained components."""
+    hop1 = components.notjoint if notjoint else components.hop_models[1]
+    models = {0: for_corpus(components.hop_models[0], task), 1: for_corpus(hop1, task)}
+    return Admiral(task.corpus, index or DocumentIndex(task.corpus), components.reranker, models, config, sufficiency)
+
+
+@dataclass
+class TaskRun:
+    """Rankings of every system for one task's evaluation claims, with the AdMIRaL traces."""
+
+    dataset: str
+    claims: list
+    rankings: dict[str, dict[str, list[str]]]       # system -> claim id -> ranked titles
+    traces: list                                     # admiral traces (2 iterations)
+    notjoint_traces: list
+    fulltrie_traces: list
+    mentions_traces: list
+    seconds: dict[str, float]                        # system -> seconds per claim
+
+
+def run_systems(task: RetrievalTask, components: Components, claims: Sequence, config: AdmiralConfig = AdmiralConfig(),
+                dense_cache: ArtifactCache | None = None, progress: bool = True, fulltrie: bool = True) -> TaskRun:
+    """Rank ``claims`` with every system of :data:`SYSTEMS` (same claims for all).
+
+    ``mentions-only`` runs when the config narrows the hops to linked titles (otherwise there is nothing
+    to rank without the model).  ``fulltrie=False`` leaves out ``admiral-fulltrie`` (when the book's config already decodes over the
+    corpus tree it is the same system; the book runs it on HoVer only, to fit the time budget).
+    """
+    from proofbook.index.dense import DenseIndex
+
+    ids, texts = [c.id for c in claims], [c.claim for c in claims]
+    index = DocumentIndex(task.corpus)
+    seconds = {}
+    start = time.perf_counter()
+    bm25 = {i: [t for t, _ in index.search(text, k=100)] for i, text in zip(ids, texts)}
+    seconds["bm25"] = (time.perf_counter() - start) / len(claims)
+
+    admiral = build_admiral(task, components, config, index=index)
+    start = time.perf_counter()
+    traces = admiral.retrieve_many(texts, progress=progress)
+    seconds["admiral"] = (time.perf_counter() - start) / len(claims)
+    notjoint = build_admiral(task, components, config, notjoint=True, index=index)
+    notjoint_traces = notjoint.retrieve_many(texts, progress=progress, initial=traces)
+    fulltrie_traces = []
+    if fulltrie:
+        full = build_admiral(task, components, dataclasses.replace(config, hop_titles="corpus"), index=index)
+        fulltrie_traces = full.retrieve_many(texts, progress=progress, initial=traces)
+    mentions_traces = []
+    if config.hop_titles == "linked":
+        models = {0: for_corpus(components.hop_models[0], task), 1: MentionsOnly(components.reranker, task.corpus)}
+        mentions = Admiral(task.corpus, index, components.reranker, models, config)
+        mentions_traces = mentions.retrieve_many(texts, progress=progress, initial=traces)
+
+    start = time.perf_counter()
+    dense = DenseIndex(task.corpus, cache=dense_cache or ArtifactCache(), progress=progress)
+    dense_rankings = dense.multi_hop_many(texts, k=10)
+    seconds["dense-mdr"] = (time.perf_counter() - start) / len(claims)
+
+    rankings = {
+        "bm25": bm25,
+        "initial": {i: t.initial_ranking() for i, t in zip(ids, traces)},
+        "admiral": {i: t.ranking() for i, t in zip(ids, traces)},
+        "admiral-top1": {i: t.ranking(top1=True) for i, t in zip(ids, traces)},
+        "admiral-notjoint": {i: t.ranking() for i, t in zip(ids, notjoint_traces)},
+        "dense-mdr": dict(zip(ids, dense_rankings)),
+    }
+    if fulltrie:
+        rankings["admiral-fulltrie"] = {i: t.ranking() for i, t in zip(ids, fulltrie_traces)}
+    if mentions_traces:
+        rankings["mentions-only"] = {i: t.ranking() for i, t in zip(ids, mentions_traces)}
+    return TaskRun(task.dataset, list(claims), rankings, traces, notjoint_traces, fulltrie_traces, mentions_traces,
+                   seconds)
+
+
+#: the paired comparisons ``A-vs-B`` of the book (each where both systems ran): the paper's claim C1
+#: (the hop against the initial retrieval and BM25), its ablations (Top-1, Not-joint), the paper's own
+#: full-tree setting, what the title model adds over its candidates alone, and the dense baseline
+COMPARISONS = (("admiral", "initial"), ("admiral", "bm25"), ("admiral", "admiral-top1"),
+               ("admiral", "admiral-notjoint"), ("admiral-fulltrie", "initial"), ("admiral", "mentions-only"),
+               ("mentions-only", "initial"), ("admiral", "dense-mdr"))
+
+
+def _compared(metric: str) -> bool:
+    return metric in ("recall@5", "recall@10") or metric.startswith("recall@5/")
+
+
+def metric_rows(run: TaskRun, split: str = "dev", seed: int = 0) -> list[dict]:
+    """Result rows of every system on one task run, each value with its 95% bootstrap interval, and
+    the paired differences of :data:`COMPARISONS` at recall@5, recall@10 and (HoVer) recall@5 by hops."""
+    from proofbook.core import intervals
+    from proofbook.admiral.retrieval.metrics import per_claim_metrics
+
+    per_system = {system: per_claim_metrics(run.rankings[system], run.claims, by_hops=run.dataset == "hover")
+                  for system in SYSTEMS if system in run.rankings}
+    rows = []
+    for system, values in per_system.items():
+        base = {"dataset": run.dataset, "split": split, "system": system}
+        for metric, per_claim in values.items():
+            rows += intervals.mean_rows(base, metric, per_claim, seed)
+    for a, b in COMPARISONS:
+        if a in per_system and b in per_system:
+            base = {"dataset": run.dataset, "split": split}
+            for metric in filter(_compared, per_system[a]):
+                rows += intervals.difference_rows(base, a, b, metric, per_system[a][metric], per_system[b][metric], seed)
+    return rows
+
+
+def cached_run(task: RetrievalTask, components: Components, claims: Sequence, settings: TrainingSettings,
+               config: AdmiralConfig = AdmiralConfig(), cache: ArtifactCache | None = None,
+               progress: bool = True, fulltrie: bool | None = None) -> TaskRun:
+    """:func:`run_systems`, stored in the artifact cache (the error-analysis chapter reads the same run).
+
+    The key holds the training settings, the decoding config, the corpus and the claims; the stored
+    ``seconds`` are those measured when the run was made.  ``fulltrie`` defaults to whether the dataset is
+    in :data:`FULLTRIE_DATASETS`.
+    """
+    fulltrie = task.dataset in FULLTRIE_DATASETS if fulltrie is None else fulltrie
+    cache = cache or ArtifactCache()
+    return cache.cache_pickle("admiral-run", run_key(task, claims, settings, config, fulltrie),
+                              lambda: run_systems(task, components, claims, config, cache, progress, fulltrie))
+
+
+def task_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig) -> dict:
+    """The cache key of a run of AdMIRaL on ``claims`` of ``task`` (models from ``settings``, decoding ``config``)."""
+    return {"settings": dataclasses.asdict(settings), "config": dataclasses.asdict(config), "dataset": task.dataset,
+            "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]), "claims": fingerprint(list(claims))}
+
+
+def run_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig,
+            fulltrie: bool) -> dict:
+    """The cache key of :func:`cached_run`."""
+    return {**task_key(task, claims, settings, config), "fulltrie": fulltrie, "systems": list(SYSTEMS)}
+
+
+def stored_run(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig = AdmiralConfig(),
+               cache: ArtifactCache | None = None, fulltrie: bool | None = None) -> TaskRun | None:
+    """The run :func:`cached_run` stored for these arguments, or None when there is none (nothing is run)."""
+    from proofbook.core.cache import pickle_codec
+
+    fulltrie = task.dataset in FULLTRIE_DATASETS if fulltrie is None else fulltrie
+    return (cache or ArtifactCache()).get("admiral-run", run_key(task, claims, settings, config, fulltrie),
+                                          pickle_codec()[1])

@@ -1,1 +1,0 @@
-"""The six-way PolitiFact veracity classifier of claims in the wild, and its metrics."""

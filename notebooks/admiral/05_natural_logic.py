@@ -48,7 +48,7 @@ from proofbook.admiral.prover.proofgen import evidence_sets
 from proofbook.core.examples import sample
 from proofbook.admiral.prover.lexical import lexical_operator
 from proofbook.admiral.prover.showcase import showcase_proof
-from proofbook.admiral.prover.sufficiency import SufficiencySettings, train_prover
+from proofbook.admiral.prover.experiments import SufficiencySettings, train_prover
 from proofbook.core.results import Results
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import save_figure, use_style

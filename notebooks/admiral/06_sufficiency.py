@@ -66,7 +66,8 @@ from proofbook.core import intervals
 from proofbook.core.paths import resolve_data_dir
 from proofbook.data.fever_symmetric import read_fever_symmetric
 from proofbook.core.training import set_seed
-from proofbook.admiral.prover import aligned, natlog, sufficiency
+from proofbook.admiral.prover import aligned, natlog, stopping, sufficiency
+from proofbook.admiral.prover import experiments as prover_experiments
 from proofbook.admiral.prover.proofgen import evidence_sets
 from proofbook.core.results import Results
 from proofbook.admiral.retrieval import experiments
@@ -85,7 +86,7 @@ splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
 data_path = resolve_data_dir(data_dir)
-settings = sufficiency.SufficiencySettings.smoke(seed) if smoke else sufficiency.SufficiencySettings(seed=seed)
+settings = prover_experiments.SufficiencySettings.smoke(seed) if smoke else prover_experiments.SufficiencySettings(seed=seed)
 retrieval_settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
 beam = experiments.book_config(smoke).beam
 results = Results("admiral/06_sufficiency", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
@@ -109,7 +110,7 @@ if smoke:  # a few claims over a small corpus: every step runs, the numbers mean
 training = [tasks["hover"], tasks["feverous_s"]]
 start = time.perf_counter()
 components = experiments.train_components(training, retrieval_settings)
-prover = sufficiency.train_prover(training, settings, data_path, progress=not smoke)
+prover = prover_experiments.train_prover(training, settings, data_path, progress=not smoke)
 seconds = {**components.train_seconds, **prover.seconds}
 pd.Series(seconds, name="seconds (0 if loaded from the cache)").round(1).to_frame()
 
@@ -210,11 +211,11 @@ for name in ("hover", "feverous_s+distractors"):
     task = tasks[name]
     sets = evidence_sets([task], n_auc, settings.proofgen.distractors, settings.proofgen.max_evidence, seed,
                          claims_per_task={task.dataset: task.evaluation})
-    auc_scores[name] = (sets, sufficiency.builder_scores(prover, settings, sets))
-    results.extend(sufficiency.calibration_auc_rows(name, "dev", sets, auc_scores[name][1], seed=seed))
+    auc_scores[name] = (sets, prover_experiments.builder_scores(prover, settings, sets))
+    results.extend(prover_experiments.calibration_auc_rows(name, "dev", sets, auc_scores[name][1], seed=seed))
 auc_rows = [vars(row) for row in results.rows if row.metric.startswith("calibration_auc")]
 for name in auc_scores:
-    for system in sufficiency.BUILDER_SYSTEMS:
+    for system in prover_experiments.BUILDER_SYSTEMS:
         glue(f"auc_{system}_{name}", f"{results.value(name, 'dev', system, 'calibration_auc'):.2f}", display=False)
 intervals.interval_table(auc_rows, ["calibration_auc"])
 
@@ -253,15 +254,15 @@ runs, traces_by_dataset, claims_by_dataset = {}, {}, {}
 for name in ("hover", "feverous_s+distractors"):
     task = tasks[name]
     claims = task.evaluation[:n_claims]
-    traces = sufficiency.cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam,
+    traces = prover_experiments.cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam,
                                        progress=not smoke, earlier_claims=task.evaluation[:experiments_claims])
-    runs[name] = sufficiency.run_systems(task, claims, traces, prover.deciders(settings, name), settings.iterations,
+    runs[name] = prover_experiments.run_systems(task, claims, traces, prover.deciders(settings, name), settings.iterations,
                                          progress=not smoke)
     traces_by_dataset[name], claims_by_dataset[name] = traces, claims
     for system, run in runs[name].items():
-        for row in sufficiency.stopping_metrics(run, claims, seed=seed):
+        for row in stopping.stopping_metrics(run, claims, seed=seed):
             results.add(name, "dev", system, **row)
-    for row in sufficiency.stopping_differences(runs[name], claims, seed=seed):
+    for row in stopping.stopping_differences(runs[name], claims, seed=seed):
         results.add(name, "dev", **row)
 
 table = results.table().reset_index()
@@ -424,19 +425,19 @@ pd.Series(speed, name="seconds per decision (batched over claims)").to_frame()
 verdicts = {}
 aligned_hook = prover.aligned(settings)
 symmetric = {part: list(read_fever_symmetric(data_path, part))[:n_pairs] for part in ("dev", "test")}
-aligned_found = {part: sufficiency.aligned_proofs(aligned_hook, pairs) for part, pairs in symmetric.items()}
+aligned_found = {part: prover_experiments.aligned_proofs(aligned_hook, pairs) for part, pairs in symmetric.items()}
 nei_tuning = aligned.tune_nei_threshold(aligned_found["dev"], [p.label for p in symmetric["dev"]])
 glue("nei_rule", f"answers NOT ENOUGH INFO when its probability reaches {nei_tuning['nei_threshold']:.2f}"
      if nei_tuning["nei_threshold"] <= 1 else "never answers NOT ENOUGH INFO (no threshold at or below 1 does better "
      "there)", display=False)
 glue("argmax_accuracy_dev", f"{nei_tuning['argmax_accuracy']:.3f}", display=False)
 for part, pairs in symmetric.items():
-    _, best = sufficiency.verdict_accuracy(prover.generator, pairs, beam=settings.verdict_beam)
-    found = {"natlog-aligned": [p.verdict for p in sufficiency.aligned_verdicts(aligned_found[part],
+    _, best = prover_experiments.verdict_accuracy(prover.generator, pairs, beam=settings.verdict_beam)
+    found = {"natlog-aligned": [p.verdict for p in prover_experiments.aligned_verdicts(aligned_found[part],
                                                                                 nei_tuning["nei_threshold"])],
              "natlog-generated": [b.verdict if b else None for b in best]}
     for system, said in found.items():
-        results.extend(sufficiency.verdict_rows(pairs, said, part, system, seed=seed))
+        results.extend(prover_experiments.verdict_rows(pairs, said, part, system, seed=seed))
         verdicts[(part, system)] = pd.Series([v or "no proof" for v in said]).value_counts()
         accuracy, low, high = (results.value("fever_symmetric", part, system, f"verdict_acc{bound}")
                                for bound in ("", intervals.LOW, intervals.HIGH))
@@ -460,7 +461,7 @@ pd.DataFrame(verdicts).fillna(0).astype(int)
 #
 # ## Error analysis: where do proofs go wrong?
 #
-# Every wrong `suff-natlog` decision is put in one class (`proofbook.admiral.prover.sufficiency.error_kind`), reading the
+# Every wrong `suff-natlog` decision is put in one class (`proofbook.admiral.prover.stopping.error_kind`), reading the
 # aligned proof shown for the decision (the most probable operators that reach the decided verdict): no proof
 # (only for an empty selection); for a false *insufficient*, whether the step that sent the proof to NOT ENOUGH INFO was an
 # independence / reverse-entailment operator on a span of a gold sentence (**operator**), on a span of another
@@ -472,10 +473,10 @@ pd.DataFrame(verdicts).fillna(0).astype(int)
 error_rows, examples, operator_rows = [], [], []
 for name, run in runs.items():
     for claim, trace, decisions in zip(claims_by_dataset[name], traces_by_dataset[name], run["suff-natlog"].details):
-        sels = sufficiency.selections(trace)
+        sels = stopping.selections(trace)
         for iteration, decision in enumerate(decisions, start=1):
-            truth = sufficiency.selection_is_sufficient(claim, sels[iteration - 1], name)
-            kind = sufficiency.error_kind(claim, sels[iteration - 1], decision, truth, name)
+            truth = stopping.selection_is_sufficient(claim, sels[iteration - 1], name)
+            kind = stopping.error_kind(claim, sels[iteration - 1], decision, truth, name)
             truly = "sufficient" if truth else "insufficient"
             error_rows.append({"dataset": name, "iteration": iteration, "truth": truly, "error": kind or "correct"})
             operator_rows += [{"truth": truly, "operator": step.operator} for proof in decision.proofs for step in proof.steps]
@@ -539,7 +540,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # `python -m proofbook run notebooks/admiral/06_sufficiency.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/06_sufficiency.ipynb`,
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
 # notebook and run the copy the same way.  Exercises 2, 3 and 5 change fields of
-# `sufficiency.SufficiencySettings`, in the line where the chapter builds `settings`; none of them retrains
+# `prover_experiments.SufficiencySettings`, in the line where the chapter builds `settings`; none of them retrains
 # the proof generator or the operator models.
 #
 # 1. **Predict the table: 40 claims.** Rerun with `-p limit 40`; `limit` also sets the number of
@@ -557,7 +558,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 #    :::
 #
 # 2. **Predict the table: at most two iterations.** Change the settings to
-#    `sufficiency.SufficiencySettings(seed=seed, iterations=2)` (3 by default).  The traces are then the
+#    `prover_experiments.SufficiencySettings(seed=seed, iterations=2)` (3 by default).  The traces are then the
 #    experiments chapter's two-iteration run, read from the cache when it is there.  Before running, predict
 #    which systems' rows will become identical, the largest `avg_hops` any system can reach, how the `n` of
 #    the `suff_acc` rows (the number of decision points) will change, and which two of C3a to C3e will now
@@ -570,10 +571,10 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 #    :::
 #
 # 3. **The reference threshold.** Change the settings to
-#    `sufficiency.SufficiencySettings(seed=seed, calibration_claims=0)`: the generated rule then keeps
+#    `prover_experiments.SufficiencySettings(seed=seed, calibration_claims=0)`: the generated rule then keeps
 #    `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`), and the aligned rule
 #    `AlignedSettings.threshold` (0.5), instead of calibrated ones.  For a second run, set thresholds of your
-#    own, e.g. `sufficiency.SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0,
+#    own, e.g. `prover_experiments.SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0,
 #    aligned=aligned.AlignedSettings(threshold=0.2))` (only the threshold changes, so the operator model is
 #    read from the cache).  Predict how the `avg_hops` and
 #    recall@5 of `suff-natlog` and `suff-natlog-generated` will move as each threshold rises, and which other
@@ -601,7 +602,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 #    :::
 #
 # 5. **FEVER-Symmetric verdicts from five beams.** Change the settings to
-#    `sufficiency.SufficiencySettings(seed=seed, verdict_beam=5)` (1 by default: the best proof of a greedy
+#    `prover_experiments.SufficiencySettings(seed=seed, verdict_beam=5)` (1 by default: the best proof of a greedy
 #    decode).  Predict how the verdict table will change (the counts of NOT ENOUGH INFO and of `no proof`),
 #    whether the generated proofs' `verdict_acc` on dev and test will move by more than its interval, and
 #    whether the verdict on C3f (the aligned proofs above the majority rate .5) will change.  Look at the verdict

@@ -6,11 +6,12 @@ import pytest
 from proofbook.core.corpus import Sentence
 from proofbook.admiral.prover import natlog
 from proofbook.admiral.prover.aligned import (AlignedProof, AlignedProver, AlignedSettings, ContextExample, ContextData,
-                                              built_examples, calibrate, decided_verdict, pair_text, roc_auc,
+                                              built_examples, decided_verdict, pair_text, roc_auc,
                                               sentence_of, train_context_model, tune_nei_threshold, window)
 from proofbook.admiral.prover.operators import LABELS, OperatorModel
 from proofbook.admiral.prover.proofgen import TrainingProof
 from proofbook.admiral.prover.sufficiency import NO_EVIDENCE, AlignedSufficiency
+from proofbook.admiral.prover.calibration import best_threshold
 
 pytestmark = pytest.mark.unit
 
@@ -54,16 +55,16 @@ def test_scores_and_shown_proof():
         found.score("mean")
 
 
-def test_roc_auc_and_calibrate():
+def test_roc_auc_and_best_threshold():
     assert roc_auc([0.9, 0.8, 0.2, 0.1], [True, True, False, False]) == 1.0
     assert roc_auc([0.1, 0.2, 0.8, 0.9], [True, True, False, False]) == 0.0
     assert roc_auc([0.5, 0.5], [True, False]) == 0.5                   # a tie counts one half
     assert math.isnan(roc_auc([0.3, 0.4], [True, True]))
-    found = calibrate([0.9, 0.8, 0.3, 0.1], [True, True, False, False])
+    found = best_threshold([0.9, 0.8, 0.3, 0.1], [True, True, False, False])
     assert found["accuracy"] == 1.0 and 0.3 < found["threshold"] <= 0.8 and found["n"] == 4
     assert found["said_sufficient_complete"] == 1.0 and found["said_sufficient_incomplete"] == 0.0
     with pytest.raises(ValueError, match="2 scores but 1 truths"):
-        calibrate([0.1, 0.2], [True])
+        best_threshold([0.1, 0.2], [True])
 
 
 def test_settings_reject_unknown_values():
@@ -191,7 +192,7 @@ def test_verdicts_with_and_without_an_nei_threshold():
 
 
 def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
-    from proofbook.admiral.prover.sufficiency import Prover, SufficiencySettings, calibration_source
+    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings, calibration_source
 
     assert calibration_source("feverous_s+distractors") == "feverous_s" and calibration_source(None) is None
     calibration = {"threshold": 0.4, "score": "weakest", "by_source": {"hover": {"threshold": 0.7},

@@ -3,9 +3,9 @@ import pytest
 
 from proofbook.core.corpus import Sentence
 from proofbook.admiral.prover.natlog import Proof
-from proofbook.admiral.prover.sufficiency import (NO_EVIDENCE, Decision, NatlogSufficiency, fixed_rule, reference_rule,
-                                                  selection_is_sufficient, selections, simulate_stopping,
-                                                  stopping_metrics, truncated)
+from proofbook.admiral.prover.sufficiency import NO_EVIDENCE, Decision, NatlogSufficiency, reference_rule
+from proofbook.admiral.prover.stopping import (fixed_rule, selection_is_sufficient, selections, simulate_stopping,
+                                               stopping_metrics, truncated)
 from proofbook.admiral.retrieval.multihop import HopTrace, RetrievalTrace
 from proofbook.admiral.retrieval.tasks import RetrievalClaim
 
@@ -99,7 +99,7 @@ def test_natlog_decision_is_the_admiral_hook():
 
 
 def test_error_kinds():
-    from proofbook.admiral.prover.sufficiency import error_kind
+    from proofbook.admiral.prover.stopping import error_kind
 
     c = claim(["A", "B"], [("A", 0), ("B", 0)])
     sels = [S["A:0"], S["B:0"], S["D:0"]]
@@ -117,7 +117,7 @@ def test_error_kinds():
 
 def test_verdict_accuracy_counts_missing_proofs_as_wrong():
     from proofbook.data.fever_symmetric import SymmetricPair
-    from proofbook.admiral.prover.sufficiency import verdict_accuracy
+    from proofbook.admiral.prover.experiments import verdict_accuracy
 
     class Gen:
         def generate(self, claims, evidence, beam=1, batch_size=16):
@@ -131,7 +131,7 @@ def test_verdict_accuracy_counts_missing_proofs_as_wrong():
 
 def test_threshold_calibration_picks_the_best_cut():
     from proofbook.admiral.prover.proofgen import EvidenceSet
-    from proofbook.admiral.prover.sufficiency import calibrate_threshold
+    from proofbook.admiral.prover.calibration import calibrate_threshold
 
     class Gen:   # sufficient selections get a confident S proof, insufficient ones an unsure S proof
         def generate(self, claims, evidence, beam=5, constrained=True, batch_size=8):
@@ -151,7 +151,7 @@ def test_threshold_calibration_picks_the_best_cut():
 def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_claim(tmp_path):
     from proofbook.core.corpus import Corpus
     from proofbook.core.cache import ArtifactCache
-    from proofbook.admiral.prover.sufficiency import earlier_traces
+    from proofbook.admiral.prover.experiments import earlier_traces
     from proofbook.admiral.retrieval import experiments
     from proofbook.admiral.retrieval.tasks import RetrievalTask
 
@@ -172,7 +172,8 @@ def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_c
 
 def test_classifier_threshold_is_calibrated_on_the_selections():
     from proofbook.admiral.prover.proofgen import EvidenceSet
-    from proofbook.admiral.prover.sufficiency import CLASSIFIER_LABELS, ClassifierSufficiency, calibrate_classifier
+    from proofbook.admiral.prover.sufficiency import CLASSIFIER_LABELS, ClassifierSufficiency
+    from proofbook.admiral.prover.calibration import calibrate_classifier
 
     class Encoder:   # unsure on every selection, a little surer on the complete ones
         labels = list(CLASSIFIER_LABELS)
@@ -192,7 +193,7 @@ def test_classifier_threshold_is_calibrated_on_the_selections():
 def test_verdict_rows_count_nei_and_missing_proofs_as_wrong():
     from proofbook.data.fever_symmetric import SymmetricPair
     from proofbook.admiral.prover.natlog import NEI, REFUTES, SUPPORTS
-    from proofbook.admiral.prover.sufficiency import verdict_rows
+    from proofbook.admiral.prover.experiments import verdict_rows
 
     pairs = [SymmetricPair(str(i), "c", "e", label) for i, label in enumerate([SUPPORTS, REFUTES, SUPPORTS, REFUTES])]
     rows = {r["metric"]: r for r in verdict_rows(pairs, [SUPPORTS, NEI, None, REFUTES], "dev", "natlog-aligned")}
@@ -205,7 +206,7 @@ def test_verdict_rows_count_nei_and_missing_proofs_as_wrong():
 def test_generated_score_is_the_beam_share_reaching_a_verdict():
     import math
 
-    from proofbook.admiral.prover.sufficiency import generated_score
+    from proofbook.admiral.prover.experiments import generated_score
 
     assert generated_score([]) == 0.0
     assert generated_score([proof("==", -0.5)]) == 1.0 and generated_score([proof("=#", -0.5)]) == 0.0
@@ -216,7 +217,7 @@ def test_generated_score_is_the_beam_share_reaching_a_verdict():
 def test_calibration_auc_rows_resample_claims():
     from types import SimpleNamespace
 
-    from proofbook.admiral.prover.sufficiency import calibration_auc_rows
+    from proofbook.admiral.prover.experiments import calibration_auc_rows
 
     sets = [SimpleNamespace(claim_id=str(i // 2), sufficient=i % 2 == 0) for i in range(8)]
     scores = {"natlog-aligned": [0.9, 0.1, 0.8, 0.2, 0.7, 0.3, 0.6, 0.4], "natlog-lexical": [1.0] * 8}

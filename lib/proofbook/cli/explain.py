@@ -92,11 +92,12 @@ def _beam(beam) -> dict:
 def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 0,
                     cache: ArtifactCache | None = None, progress: bool = True) -> dict:
     """AdMIRaL's loop on HoVer's corpus for ``claim``, stopping when the natural-logic rule finds the
-    evidence sufficient (at most :class:`~proofbook.admiral.prover.sufficiency.SufficiencySettings` ``iterations``)."""
+    evidence sufficient (at most :class:`~proofbook.admiral.prover.experiments.SufficiencySettings` ``iterations``)."""
     import dataclasses
 
     from proofbook.core.paths import resolve_data_dir
-    from proofbook.admiral.prover.sufficiency import SufficiencySettings, selections, train_prover
+    from proofbook.admiral.prover.experiments import SufficiencySettings, train_prover
+    from proofbook.admiral.prover.stopping import selections
     from proofbook.admiral.retrieval import experiments
     from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 

@@ -27,7 +27,7 @@ the generator stays the ``generated`` builder (:mod:`proofbook.admiral.prover.pr
   weighted by its probability -- or ``"weakest"``, the smallest probability over the chunks that the chunk is
   covered (not ``#``), which does not shrink with the number of chunks.  By default (``"auto"``) the score with
   the higher ROC AUC on the calibration selections (training claims no model trained on) is used.  The evidence
-  is sufficient iff the score reaches a threshold calibrated on the same selections (:func:`calibrate`), as the
+  is sufficient iff the score reaches a threshold calibrated on the same selections (:func:`proofbook.admiral.prover.calibration.best_threshold`), as the
   generator rule's is.
   The proof shown is the most probable operator sequence that reaches the decided verdict
   (:func:`~proofbook.admiral.prover.natlog.best_operators`); its ``score`` is the mean log-probability of its operators.
@@ -53,6 +53,11 @@ from typing import Sequence
 from proofbook.admiral.prover import natlog
 from proofbook.admiral.prover.alignment import FUNCTION_WORDS, _content, _word_matches
 from proofbook.admiral.prover.operators import LABELS, OperatorData, OperatorModel
+from proofbook.admiral.prover.proofgen import build_proofs
+from proofbook.core.cache import ArtifactCache, fingerprint, object_codec
+from proofbook.core.training import TrainConfig
+from proofbook.data.natlog import read_fewshot_processed, read_fewshot_targets, read_silver_proofs
+from proofbook.models.cross_encoder import HEAD_INIT_VERSION
 
 SCORES = ("proven", "weakest")
 INDEPENDENCE = "#"
@@ -77,7 +82,7 @@ class AlignedSettings:
     lr: float = 1e-4
     rerank: int = 3                     # candidate spans per chunk that the operator model reranks
     score: str = "auto"                 # one of SCORES, or "auto": the one with the best AUC on the calibration selections
-    threshold: float = 0.5              # kept when calibration is off; else chosen by calibrate()
+    threshold: float = 0.5              # kept when calibration is off; else chosen on the calibration selections
 
     def __post_init__(self) -> None:
         if self.score not in SCORES + ("auto",):
@@ -128,7 +133,6 @@ def _pair(x: ContextExample) -> tuple[str, str]:
 def _contexts(data_dir) -> dict[int, tuple[str, str]]:
     """Claim id -> (claim, evidence) for the QA-NatVer proofs: the few-shot claims' own text where the processed
     file has it, else the proof's claim spans and evidence spans joined."""
-    from proofbook.data.natlog import read_fewshot_processed, read_fewshot_targets, read_silver_proofs
 
     found: dict[int, tuple[str, str]] = {}
     for proof in list(read_silver_proofs(data_dir)) + list(read_fewshot_targets(data_dir)):
@@ -216,7 +220,6 @@ def context_operator_data(data_dir, span_data: OperatorData, proofs, settings: A
 
 
 def train_context_model(data: ContextData, settings: AlignedSettings) -> OperatorModel:
-    from proofbook.core.training import TrainConfig
 
     model = OperatorModel.new(settings.max_length, seed=settings.seed)
     config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, seed=settings.seed)
@@ -226,9 +229,6 @@ def train_context_model(data: ContextData, settings: AlignedSettings) -> Operato
 
 def cached_context_model(data: ContextData, settings: AlignedSettings, cache=None) -> tuple[OperatorModel, float]:
     """The context operator model from the cache (kind ``natlog-context-operator-model``; trained on a miss)."""
-    from proofbook.core.cache import ArtifactCache, fingerprint
-    from proofbook.core.cache import object_codec
-    from proofbook.models.cross_encoder import HEAD_INIT_VERSION
 
     cache = cache or ArtifactCache()
     training = {k: v for k, v in dataclasses.asdict(settings).items() if k not in USE_FIELDS}
@@ -248,7 +248,6 @@ def independence_examples(sets, aligner, span_model) -> tuple[list[ContextExampl
     """Held-out pairs of evaluation-split claims (``dataset independence-heldout``): the steps of each complete
     selection's built proof, and the ``#`` steps of the chunks whose gold sentence was removed (and the count of
     unreadable proofs, as :func:`built_examples`)."""
-    from proofbook.admiral.prover.proofgen import build_proofs
 
     return built_examples(build_proofs(sets, aligner, span_model, progress=False),
                           sources=tuple(sorted({s.source for s in sets})))
@@ -367,24 +366,3 @@ def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
     return float(roc_auc_score(list(positive), list(scores)))
 
 
-def calibrate(scores: Sequence[float], truth: Sequence[bool], reference: float = 0.5) -> dict:
-    """The threshold on a sufficiency score that decides the selections best (``score >= threshold`` means
-    sufficient; ties go to the value nearest ``reference``), with its accuracy and the shares called sufficient
-    among complete and incomplete selections."""
-    scores, truth = list(scores), list(truth)
-    if len(scores) != len(truth):
-        raise ValueError(f"calibrate: {len(scores)} scores but {len(truth)} truths")
-    if not scores:
-        return {"threshold": reference, "accuracy": 0.0, "n": 0}
-
-    def summary(t):
-        decided = [s >= t for s in scores]
-        complete = [d for d, y in zip(decided, truth) if y]
-        incomplete = [d for d, y in zip(decided, truth) if not y]
-        return {"threshold": t, "accuracy": sum(d == y for d, y in zip(decided, truth)) / len(scores),
-                "said_sufficient_complete": sum(complete) / len(complete) if complete else 0.0,
-                "said_sufficient_incomplete": sum(incomplete) / len(incomplete) if incomplete else 0.0}
-
-    candidates = sorted(set(scores) | {reference, 1.0 + 1e-9})
-    best = max((summary(t) for t in candidates), key=lambda row: (row["accuracy"], -abs(row["threshold"] - reference)))
-    return {**best, "n": len(scores)}

@@ -32,7 +32,7 @@ The paper's path, fine-tuning a pretrained seq2seq model such as BART-large, is 
 ``checkpoint`` a local folder: the model hubs cannot be reached here, so it is tested on a tiny local BART only.
 
 What the small model does not learn (development measurements on the 120 calibration selections of
-:func:`proofbook.admiral.prover.sufficiency.calibrate_threshold`, 30 HoVer + 30 FEVEROUS-S claims, each complete and
+:func:`proofbook.admiral.prover.calibration.calibrate_threshold`, 30 HoVer + 30 FEVEROUS-S claims, each complete and
 missing one gold sentence; throwaway scripts, not part of the book's runs):
 
 * the plain scratch generator with inputs cut at 256 tokens and proofs at 128 (which cut 23% of the

@@ -1,0 +1,305 @@
+"""The natural-logic experiments of ``admiral/05_natural_logic`` and ``admiral/06_sufficiency``: training every
+model of the sufficiency check with the artifact cache, the multi-hop traces the stopping rules are replayed on,
+and the result rows of the chapters.
+
+* :class:`SufficiencySettings` -- every setting of the chapters' systems, with a smoke size;
+* :func:`train_prover` -- the operator models (span and context), the proof generator, the sufficiency
+  classifier and the calibrations (:mod:`proofbook.admiral.prover.calibration`), in stages, all cached; the
+  :class:`Prover` holds them and builds each system's decision (:meth:`Prover.deciders`);
+* :func:`cached_traces` -- AdMIRaL runs of 3 iterations (extending the retrieval chapters' 2-iteration runs);
+  :func:`run_systems` -- every stopping rule on them (:mod:`proofbook.admiral.prover.stopping`);
+* :func:`verdict_rows`, :func:`calibration_auc_rows` -- FEVER-Symmetric verdicts and the ROC AUC of each proof
+  builder's score on complete vs incomplete selections (does a score see missing evidence at all?).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from proofbook.admiral.prover.aligned import (AlignedProver, AlignedSettings, cached_context_model,
+                                              context_operator_data, decided_verdict, roc_auc)
+from proofbook.admiral.prover.alignment import Aligner
+from proofbook.admiral.prover.calibration import (calibrate_aligned, calibrate_classifier, calibrate_threshold,
+                                                  calibration_source, chosen_score)
+from proofbook.admiral.prover.natlog import NEI, Proof
+from proofbook.admiral.prover.operators import OperatorSettings, cached_operator_model
+from proofbook.admiral.prover.proofgen import ProofgenSettings, cached_generator, cached_training_proofs, evidence_sets
+from proofbook.admiral.prover.stopping import StoppingRun, fixed_rule, simulate_stopping
+from proofbook.admiral.prover.sufficiency import (BUILDERS, REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
+                                                  ClassifierSufficiency, LexicalSufficiency, NatlogSufficiency,
+                                                  train_classifier)
+from proofbook.admiral.retrieval import experiments
+from proofbook.core import intervals
+from proofbook.core.cache import ArtifactCache, fingerprint
+
+
+@dataclass(frozen=True)
+class SufficiencySettings:
+    """Everything the sufficiency chapter trains and decodes with; defaults = the book's full-size run."""
+
+    seed: int = 0
+    iterations: int = 3                  # the limit on iterations per claim
+    beam: int = 5                        # proof beams per decision (the reference uses 25; see the chapter)
+    threshold: float = REFERENCE_THRESHOLD
+    calibration_claims: int = 30         # per dataset; 0 = keep ``threshold`` (see calibrate_threshold)
+    verdict_beam: int = 1                # FEVER-Symmetric verdicts: the best proof of a greedy decode
+    builder: str = "aligned"             # suff-natlog's proofs: one of BUILDERS
+    operators: object = None
+    proofgen: object = None
+    aligned: object = None
+    classifier: ClassifierSettings = ClassifierSettings()
+
+    def __post_init__(self) -> None:
+
+        if self.builder not in BUILDERS:
+            raise ValueError(f"unknown proof builder {self.builder!r}; expected one of {BUILDERS}")
+        if self.operators is None:
+            object.__setattr__(self, "operators", OperatorSettings(seed=self.seed))
+        if self.proofgen is None:
+            object.__setattr__(self, "proofgen", ProofgenSettings(seed=self.seed))
+        if self.aligned is None:
+            object.__setattr__(self, "aligned", AlignedSettings(seed=self.seed))
+
+    @classmethod
+    def smoke(cls, seed: int = 0) -> "SufficiencySettings":
+
+        return cls(seed=seed, beam=2, calibration_claims=2, operators=OperatorSettings.smoke(seed),
+                   proofgen=ProofgenSettings.smoke(seed), aligned=AlignedSettings.smoke(seed),
+                   classifier=ClassifierSettings.smoke(seed))
+
+
+@dataclass
+class Prover:
+    """The trained pieces of the natural-logic prover and the sufficiency systems built on them."""
+
+    operator_model: object
+    operator_data: object
+    aligner: object
+    generator: object
+    training_proofs: list
+    classifier: ClassifierSufficiency
+    seconds: dict[str, float]
+    threshold: float = REFERENCE_THRESHOLD
+    calibration: list = field(default_factory=list)   # calibrate_threshold's table rows
+    classifier_calibration: dict = field(default_factory=dict)   # calibrate_classifier's result
+    context_model: object = None                       # the aligned builder's operator model
+    context_data: object = None
+    aligned_calibration: dict = field(default_factory=dict)      # calibrate_aligned's result (+ AUC per score)
+
+    def generated(self, settings: SufficiencySettings) -> NatlogSufficiency:
+        """The reference rule on generated proofs, with the (calibrated) threshold."""
+        return NatlogSufficiency(self.generator, beam=settings.beam, threshold=self.threshold)
+
+    def aligned_prover(self, settings: SufficiencySettings):
+
+        return AlignedProver(self.aligner, self.context_model, rerank=settings.aligned.rerank)
+
+    def aligned(self, settings: SufficiencySettings, dataset: str | None = None) -> AlignedSufficiency:
+        """The aligned builder's rule with its calibrated score and threshold -- the threshold calibrated on
+        ``dataset``'s training claims where there is one (:func:`calibrate_aligned`), else on all of them."""
+        found = self.aligned_calibration
+        threshold = found.get("by_source", {}).get(calibration_source(dataset), found).get(
+            "threshold", settings.aligned.threshold)
+        score = found.get("score") or chosen_score(settings.aligned.score, {})
+        return AlignedSufficiency(self.aligned_prover(settings), score, threshold)
+
+    def natlog(self, settings: SufficiencySettings, dataset: str | None = None):
+        """The ``suff-natlog`` rule for ``dataset``: proofs from ``settings.builder``."""
+        return self.aligned(settings, dataset) if settings.builder == "aligned" else self.generated(settings)
+
+    def deciders(self, settings: SufficiencySettings, dataset: str | None = None) -> dict:
+        """System name (as in the results files) -> what :func:`simulate_stopping` calls on ``dataset``."""
+        extra = {"suff-natlog-generated": self.generated(settings).decide_many} if settings.builder == "aligned" else {}
+        return {
+            "suff-natlog": self.natlog(settings, dataset).decide_many,
+            **extra,
+            "suff-lexical": LexicalSufficiency(self.aligner).decide_many,
+            "suff-classifier": self.classifier.decide_many,
+            "suff-always": fixed_rule(1),
+            "suff-never": fixed_rule(settings.iterations + 1),
+            "fixed-2": fixed_rule(2),
+            "oracle": "oracle",
+        }
+
+
+def operator_key(settings, data) -> str:
+    """Which operator model labelled the generator's training proofs (part of the generator's cache key)."""
+
+    return fingerprint({"settings": dataclasses.asdict(settings), "train": [dataclasses.astuple(x) for x in data.train]})
+
+
+def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None, progress: bool = True,
+                 stage: str = "all") -> Prover:
+    """Operator model, aligner, proof generator and sufficiency classifier, each from the artifact cache
+    (trained on a miss) on the training claims of ``tasks`` and the QA-NatVer proofs.
+
+    ``stage`` builds only part of it (each part is cached, so a full-size run can be split into commands
+    of a few minutes each): ``"operators"``, ``"proofs"`` (+ the built training proofs), ``"context"`` (+ the
+    aligned builder's operator model), ``"generator"``, ``"all"`` (+ the classifier); a partial stage returns None.
+    """
+
+    stages = ("operators", "proofs", "context", "generator", "all")
+    if stage not in stages:
+        raise ValueError(f"unknown stage {stage!r}; expected one of {stages}")
+    cache = cache or ArtifactCache()
+    seconds = {}
+    operator_model, data, seconds["operator model"] = cached_operator_model(data_dir, settings.operators, cache)
+    if stage == "operators":
+        return None
+    aligner = Aligner()
+    key = operator_key(settings.operators, data)
+    proofs = cached_training_proofs(tasks, aligner, operator_model, settings.proofgen, data_dir, cache, key, progress)
+    if stage == "proofs":
+        return None
+    context_data = context_operator_data(data_dir, data, proofs, settings.aligned)
+    context_model, seconds["context operator model"] = cached_context_model(context_data, settings.aligned, cache)
+    if stage == "context":
+        return None
+    generator, proofs, seconds["proof generator"] = cached_generator(tasks, aligner, operator_model, settings.proofgen,
+                                                                     data_dir, cache, key, progress)
+    if stage == "generator":
+        return None
+    classifier, seconds["sufficiency classifier"] = train_classifier(tasks, settings.classifier, cache)
+    prover = Prover(operator_model, data, aligner, generator, proofs, classifier, seconds, settings.threshold,
+                    context_model=context_model, context_data=context_data)
+    if settings.calibration_claims:
+        start = time.perf_counter()
+        sets = evidence_sets(tasks, settings.calibration_claims, settings.proofgen.distractors,
+                             settings.proofgen.max_evidence, settings.seed, skip=settings.proofgen.max_claims_per_dataset)
+        key = {"generator": fingerprint([dataclasses.astuple(p) for p in proofs]), "proofgen": dataclasses.asdict(settings.proofgen),
+               "beam": settings.beam, "sets": fingerprint([(s.claim_id, [x.id for x in s.sentences]) for s in sets]),
+               "table": 2}
+        found = cache.cache_json("natlog-threshold", key, lambda: calibrate_threshold(generator, sets, settings.beam))
+        prover.threshold, prover.calibration = found["threshold"], found["table"]
+        prover.classifier_calibration = calibrate_classifier(classifier, sets)
+        classifier.threshold = prover.classifier_calibration["threshold"]
+        prover.aligned_calibration = calibrate_aligned(prover, settings, sets)
+        seconds["threshold calibration"] = time.perf_counter() - start
+    return prover
+
+
+def cached_traces(task, components, claims, retrieval_settings, iterations: int = 3, beam: int = 25, cache=None,
+                  progress: bool = True, earlier_claims: Sequence | None = None) -> list:
+    """AdMIRaL run to ``iterations`` without stopping (``suff-never``), cached; every other system is
+    simulated from these traces (the loop is deterministic given its state).
+
+    ``earlier_claims``: the claims of the experiments chapter's run (:func:`proofbook.admiral.retrieval.experiments.cached_run`
+    with the book's config at this ``beam``).  When that run is in the cache and holds every one of ``claims``, its
+    2-iteration traces are extended (:meth:`proofbook.admiral.retrieval.multihop.Admiral.extend`) instead of running the first
+    two iterations again; otherwise the loop runs from the start.
+    """
+
+    cache = cache or ArtifactCache()
+    config = experiments.book_config(iterations=iterations, beam=beam)
+    key = experiments.task_key(task, claims, retrieval_settings, config)
+
+    def build() -> list:
+        admiral = experiments.build_admiral(task, components, config)
+        earlier = earlier_traces(task, claims, retrieval_settings, beam, earlier_claims, cache) if earlier_claims else None
+        if earlier is not None:
+            return admiral.extend(earlier, progress=progress)
+        return admiral.retrieve_many([c.claim for c in claims], progress=progress)
+
+    return cache.cache_pickle("admiral-traces", key, build)
+
+
+def earlier_traces(task, claims, retrieval_settings, beam: int, run_claims: Sequence, cache=None) -> list | None:
+    """The experiments chapter's AdMIRaL traces for ``claims``, from its cached run on ``run_claims``; None if
+    that run is not in the cache or lacks one of ``claims``."""
+
+    run = experiments.stored_run(task, list(run_claims), retrieval_settings, experiments.book_config(beam=beam), cache)
+    if run is None:
+        return None
+    by_id = {c.id: t for c, t in zip(run.claims, run.traces)}
+    if any(c.id not in by_id or by_id[c.id].claim != c.claim for c in claims):
+        return None
+    return [by_id[c.id] for c in claims]
+
+
+def run_systems(task, claims, traces, deciders: dict, iterations: int = 3, progress: bool = True) -> dict[str, StoppingRun]:
+    """Every sufficiency system of ``deciders`` on the same traces."""
+    return {name: simulate_stopping(name, traces, claims, task.dataset, decide, limit=iterations, progress=progress)
+            for name, decide in deciders.items()}
+
+
+def verdict_accuracy(generator, pairs, beam: int = 1, batch_size: int = 16) -> tuple[float, list[Proof | None]]:
+    """Share of FEVER-Symmetric pairs whose best proof's automaton verdict equals the label (no proof: wrong)."""
+    claims = [p.claim for p in pairs]
+    evidence = [[("", p.evidence)] for p in pairs]
+    proofs = generator.generate(claims, evidence, beam=beam, batch_size=batch_size)
+    best = [found[0] if found else None for found in proofs]
+    correct = [b is not None and b.verdict == p.label for b, p in zip(best, pairs)]
+    return (sum(correct) / len(pairs) if pairs else 0.0), best
+
+
+def verdict_rows(pairs, verdicts: Sequence[str | None], split: str, system: str, seed: int = 0) -> list[dict]:
+    """``verdict_acc`` (no verdict or NOT ENOUGH INFO counts as wrong: every pair is SUPPORTS or REFUTES) and
+    ``nei_share`` of ``system``'s verdicts on FEVER-Symmetric ``split``, with 95% bootstrap intervals."""
+
+    if len(pairs) != len(verdicts):
+        raise ValueError(f"{len(pairs)} pairs but {len(verdicts)} verdicts")
+    base = {"dataset": "fever_symmetric", "split": split, "system": system}
+    correct = [float(v is not None and v == p.label) for v, p in zip(verdicts, pairs)]
+    return (intervals.mean_rows(base, "verdict_acc", correct, seed)
+            + intervals.mean_rows(base, "nei_share", [float(v in (None, NEI)) for v in verdicts], seed))
+
+
+def aligned_proofs(hook: AlignedSufficiency, pairs) -> list:
+    """The aligned builder's :class:`~proofbook.admiral.prover.aligned.AlignedProof` of each FEVER-Symmetric pair."""
+    return hook.prover.prove_many([p.claim for p in pairs], [[("", p.evidence)] for p in pairs])
+
+
+def aligned_verdicts(found, nei_threshold: float | None = None) -> list[Proof]:
+    """The proof of each aligned proof's verdict (:func:`proofbook.admiral.prover.aligned.decided_verdict`), reaching it."""
+
+    return [f.shown(decided_verdict(f, nei_threshold)) for f in found]
+
+
+#: the proof builders compared by calibration_auc, as named in the results files
+BUILDER_SYSTEMS = ("natlog-aligned", "natlog-generated", "natlog-lexical")
+
+
+def generated_score(proofs: Sequence[Proof]) -> float:
+    """The generator's sufficiency score: the share of the beam's probability (``exp`` of each proof's
+    length-normalised log-probability, normalised over the beam) on proofs that reach a verdict; 0 without proofs."""
+
+    scored = [(math.exp(p.score), p.verdict != NEI) for p in proofs if p.score is not None]
+    total = sum(w for w, _ in scored)
+    return sum(w for w, reaches in scored if reaches) / total if total else 0.0
+
+
+def builder_scores(prover: Prover, settings: SufficiencySettings, sets) -> dict[str, list[float]]:
+    """Each builder's sufficiency score on each selection (:data:`BUILDER_SYSTEMS`): the aligned score, the
+    generator's :func:`generated_score`, and the lexical proof's verdict (1 reaches a verdict, 0 NEI)."""
+    claims, chosen = [s.claim for s in sets], [list(s.sentences) for s in sets]
+    aligned = prover.aligned(settings).scores(claims, chosen)
+    generated = [generated_score(d.proofs) for d in
+                 NatlogSufficiency(prover.generator, beam=settings.beam, threshold=float("-inf")).decide_many(claims, chosen)]
+    lexical = [float(d.sufficient) for d in LexicalSufficiency(prover.aligner).decide_many(claims, chosen)]
+    return dict(zip(BUILDER_SYSTEMS, (aligned, generated, lexical)))
+
+
+def calibration_auc_rows(dataset: str, split: str, sets, scores: dict[str, list[float]], seed: int = 0) -> list[dict]:
+    """``calibration_auc`` of each builder: ROC AUC of its score on complete vs one-gold-sentence-removed
+    selections, with a 95% bootstrap interval that resamples claims (both selections of a claim together)."""
+
+
+    truth = [s.sufficient for s in sets]
+    claim_ids = sorted({s.claim_id for s in sets})
+    members = {cid: [i for i, s in enumerate(sets) if s.claim_id == cid] for cid in claim_ids}
+    rows = []
+    for system, values in scores.items():
+        def statistic(idx, values=values):
+            chosen = [i for k in idx for i in members[claim_ids[k]]]
+            found = roc_auc([values[i] for i in chosen], [truth[i] for i in chosen])
+            return 0.5 if np.isnan(found) else found
+        low, high = intervals.interval(statistic, len(claim_ids), seed)
+        rows += intervals.interval_rows({"dataset": dataset, "split": split, "system": system,
+                                         "metric": "calibration_auc", "value": roc_auc(values, truth), "n": len(sets)},
+                                        low, high)
+    return rows

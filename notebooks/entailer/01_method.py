@@ -58,6 +58,8 @@ from proofbook.core import intervals
 from proofbook.core.paths import resolve_data_dir
 from proofbook.core.training import set_seed
 from proofbook.entailer import experiments
+from proofbook.entailer.components import Settings, build_components
+from proofbook.entailer.datasets import evaluation_splits, read_questions
 from proofbook.entailer.search import answer_question
 from proofbook.entailer.showcase import showcase_question
 from proofbook.entailer.trees import TreeView
@@ -67,8 +69,8 @@ from proofbook.render.figures import save_figure, use_style
 use_style()
 set_seed(seed)
 data_path = resolve_data_dir(data_dir)
-settings = experiments.Settings.smoke(seed) if smoke else experiments.Settings(seed=seed)
-splits = experiments.evaluation_splits(data_path, "obqa", split)
+settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
+splits = evaluation_splits(data_path, "obqa", split)
 results = Results("entailer/01_method", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed,
                                              smoke=smoke, settings=settings.__dict__, example_id=example_id,
                                              sample_seed=sample_seed, n_examples=n_examples), results_dir)
@@ -80,7 +82,7 @@ print(f"data: {data_path}; OBQA split {splits[0]}; settings: {settings}")
 # Every training set is cleaned of near-duplicates of the evaluation statements first (counts below).
 
 # %%
-components = experiments.build_components(data_path, settings)
+components = build_components(data_path, settings)
 pd.DataFrame(components.data_report).set_index("training set")
 
 # %%
@@ -122,7 +124,7 @@ writer_table.style.format("{:.3f}", subset=["exact_match", "token_f1"])
 # Question {glue:text}`question_id`: {glue:text}`showcase_text`.
 
 # %%
-chosen = showcase_question(experiments.read_questions(data_path, "obqa", splits[0]), components, settings,
+chosen = showcase_question(read_questions(data_path, "obqa", splits[0]), components, settings,
                            example_id, sample_seed, limit=3 if smoke else 12)
 question, deep_answer = chosen.example
 glue("showcase_rule", chosen.rule, display=False)
@@ -306,7 +308,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #
 #    Before running, predict whether the facts retrieved for the gold option state (or nearly state) its hypothesis,
 #    and whether the ranking of the options survives without the facts. This scores a model trained with facts on
-#    inputs without them; to train one without facts, set `settings = experiments.Settings(seed=seed, truth_facts=0)`
+#    inputs without them; to train one without facts, set `settings = Settings(seed=seed, truth_facts=0)`
 #    in a copy (this retrains the truth scorer only).
 #
 #    :::{dropdown} Hint

@@ -57,6 +57,8 @@ from proofbook.core import claims, intervals
 from proofbook.core.paths import resolve_data_dir
 from proofbook.core.training import set_seed
 from proofbook.entailer import experiments
+from proofbook.entailer.components import Settings, build_components
+from proofbook.entailer.datasets import evaluation_plan, evaluation_splits, read_questions
 from proofbook.core.results import Results
 from proofbook.render.figures import bars_with_intervals, save_figure, use_style
 
@@ -65,14 +67,14 @@ set_seed(seed)
 FULL_LIMIT = 100        # questions per split at full size (the chapter's time budget; at least 100)
 n_questions = limit or (4 if smoke else FULL_LIMIT)
 data_path = resolve_data_dir(data_dir)
-settings = experiments.Settings.smoke(seed) if smoke else experiments.Settings(seed=seed)
+settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
 results = Results("entailer/02_experiments", dict(data_dir=str(data_path), split=split, limit=n_questions, seed=seed,
                                                   smoke=smoke, settings=settings.__dict__), results_dir)
-datasets = experiments.evaluation_plan(data_path, split)
+datasets = evaluation_plan(data_path, split)
 print(f"data: {data_path}; {n_questions} questions per split; evaluation splits: {datasets}")
 
 # %%
-components = experiments.build_components(data_path, settings)
+components = build_components(data_path, settings)
 glue("writer_used", components.writer.name, display=False)
 pd.DataFrame({"seconds (0 = from the cache)": components.train_seconds})
 
@@ -83,7 +85,7 @@ pd.DataFrame({"seconds (0 = from the cache)": components.train_seconds})
 runs = {}
 for dataset, dataset_splits in datasets.items():
     for split_name in dataset_splits:
-        all_questions = experiments.read_questions(data_path, dataset, split_name)
+        all_questions = read_questions(data_path, dataset, split_name)
         if smoke:  # direct-all on a slice: every step runs, the number means nothing
             all_questions = all_questions[:3 * n_questions]
         questions = all_questions[:n_questions]
@@ -134,7 +136,7 @@ from proofbook.data.entailmentbank import read_entailmentbank
 from proofbook.entailer.proposals import SOURCES
 
 recall_examples = None
-for split_name in experiments.evaluation_splits(data_path, "entailmentbank", split if split in ("dev", "test") else None):
+for split_name in evaluation_splits(data_path, "entailmentbank", split if split in ("dev", "test") else None):
     trees = read_entailmentbank(data_path, split_name, 1)
     trees = trees[:n_questions] if smoke else trees
     for source in SOURCES:
@@ -294,7 +296,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 # 3. **More or fewer samples.** `Settings.k` is the number of premise sets sampled at the top level. It is a search
 #    setting (`SEARCH_SETTINGS` in `proofbook.entailer.experiments`), not part of any model's cache key. Copy
 #    the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`), replace its `settings = ...`
-#    line with `settings = experiments.Settings(seed=seed, k=2)`, run the copy with
+#    line with `settings = Settings(seed=seed, k=2)`, run the copy with
 #    `python -m proofbook run /tmp/mine/entailer_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then
 #    repeat with `k=12`. Before running, predict which systems' accuracy cannot change, how the
 #    `seconds_per_question` of `entailer-sampled-d1` grows with k, and whether E2 (sampled against greedy) comes
@@ -306,7 +308,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 #    :::
 #
 # 4. **The paper's temperature, the paper's source.** In your copy, set
-#    `settings = experiments.Settings(seed=seed, temperature=2.0, premise_source="generated")`: premises from the
+#    `settings = Settings(seed=seed, temperature=2.0, premise_source="generated")`: premises from the
 #    generator alone, sampled at the paper's temperature (`Settings.temperature` is lower in this book). First read
 #    the sampling table of the method chapter. Then predict, before running: what `entailer-sampled-d1` does with an
 #    option none of whose samples is a well-formed premise set, what its `leaf_fallback_share` and its accuracy will

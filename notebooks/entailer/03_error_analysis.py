@@ -11,7 +11,7 @@
 # faulty belief false, the correction is stored in a memory, and later proofs use it.
 #
 # **What differs from the paper.** The paper's categories were assigned by people; ours by rules
-# (`proofbook.entailer.experiments.error_category` states them).  Read the trees below to judge them.
+# (`proofbook.entailer.analysis.error_category` states them).  Read the trees below to judge them.
 # The memory is new (the paper only proposes it); its "user" is simulated: it marks the most believed premise
 # of a wrong proof as false, without checking that the premise really is false.
 #
@@ -46,6 +46,9 @@ from proofbook.entailer.trees import render_html
 from proofbook.render.tables import FilterableTable
 from proofbook.core.training import set_seed
 from proofbook.entailer import experiments
+from proofbook.entailer.analysis import ERROR_CATEGORIES, errors, memory_demo
+from proofbook.entailer.components import Settings, build_components
+from proofbook.entailer.datasets import evaluation_splits, read_questions
 from proofbook.entailer.memory import BeliefMemory
 from proofbook.entailer.trees import TreeView
 from proofbook.core.results import Results
@@ -58,16 +61,16 @@ FULL_LIMIT = 100        # the experiments chapter's questions (its runs are read
 n_questions = limit or (4 if smoke else FULL_LIMIT)
 SYSTEM = "entailer-sampled-d1"
 data_path = resolve_data_dir(data_dir)
-settings = experiments.Settings.smoke(seed) if smoke else experiments.Settings(seed=seed)
-split_name = experiments.evaluation_splits(data_path, "obqa", split)[0]
+settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
+split_name = evaluation_splits(data_path, "obqa", split)[0]
 results = Results("entailer/03_error_analysis", dict(data_dir=str(data_path), split=split, limit=n_questions,
                                                      seed=seed, smoke=smoke, settings=settings.__dict__,
                                                      example_id=example_id, sample_seed=sample_seed, n_examples=n_examples), results_dir)
-components = experiments.build_components(data_path, settings)
-questions = experiments.read_questions(data_path, "obqa", split_name)[:n_questions]
+components = build_components(data_path, settings)
+questions = read_questions(data_path, "obqa", split_name)[:n_questions]
 runs = experiments.run_systems(questions, components, settings, "obqa", split_name, progress=not smoke)
 run = runs[SYSTEM]
-wrong = experiments.errors(run, questions, components.facts)
+wrong = errors(run, questions, components.facts)
 print(f"OBQA {split_name}: {len(questions)} questions, {SYSTEM} accuracy {run.accuracy:.3f}, {len(wrong)} wrong")
 
 # %% [markdown]
@@ -75,7 +78,7 @@ print(f"OBQA {split_name}: {len(questions)} questions, {SYSTEM} accuracy {run.ac
 
 # %%
 counts = pd.Series([e["category"] for e in wrong], dtype=object).value_counts().reindex(
-    experiments.ERROR_CATEGORIES, fill_value=0)
+    ERROR_CATEGORIES, fill_value=0)
 shares = counts / max(1, len(wrong))
 base = {"dataset": "obqa", "split": split_name, "system": SYSTEM}
 for category in shares.index:
@@ -153,7 +156,7 @@ for error in picked:
 # %%
 memory_file = Path(tempfile.mkdtemp(prefix="entailer-memory-")) / "belief_memory.sqlite"
 memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode)
-demo = experiments.memory_demo(run, questions, components, settings, memory, teach=1 if smoke else 5,
+demo = memory_demo(run, questions, components, settings, memory, teach=1 if smoke else 5,
                                progress=not smoke)
 reopened = BeliefMemory(memory_file)
 print(f"{len(reopened)} corrections stored in {memory_file} (reopened from disk)")

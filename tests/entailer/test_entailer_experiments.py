@@ -4,6 +4,9 @@ from types import SimpleNamespace
 import pytest
 
 from proofbook.entailer import experiments as ex
+from proofbook.entailer import analysis
+from proofbook.entailer import components as comp
+from proofbook.entailer import datasets as edata
 from proofbook.entailer.search import OptionProof, QuestionAnswer, answer_from_dict, answer_to_dict
 from proofbook.entailer.trees import ProofNode
 
@@ -45,34 +48,34 @@ def test_system_run_metrics_and_rows():
 @pytest.mark.unit
 def test_error_categories():
     tautology = answer("q", (0.5, [("hyp A", 0.9), ("x", 0.9)], 0.9), (0.5, [("y", 0.5)], 0.5))
-    assert ex.error_category(tautology, "B") == "reasoning: near-tautology"
+    assert analysis.error_category(tautology, "B") == "reasoning: near-tautology"
     weak_inference = answer("q", (0.5, [("fact one", 0.95)], 0.7), (0.5, [("y", 0.5)], 0.5))
-    assert ex.error_category(weak_inference, "B") == "reasoning"
+    assert analysis.error_category(weak_inference, "B") == "reasoning"
     false_belief = answer("q", (0.5, [("fact one", 0.7)], 0.95), (0.5, [("y", 0.5)], 0.5))
-    assert ex.error_category(false_belief, "B") == "belief"
-    assert ex.error_category(false_belief, "B", facts={"fact one"}) == "reasoning"   # a corpus fact is true
+    assert analysis.error_category(false_belief, "B") == "belief"
+    assert analysis.error_category(false_belief, "B", facts={"fact one"}) == "reasoning"   # a corpus fact is true
     same = answer("q", (0.5, [("fact one", 0.7)], 0.95), (0.5, [("y", 0.5)], 0.5))
     same.options[1].option = "option A"
-    assert ex.error_category(same, "B") == "dataset"
+    assert analysis.error_category(same, "B") == "dataset"
     run = ex.SystemRun("entailer-sampled-d1", [false_belief], ["B"])
-    [error] = ex.errors(run, [SimpleNamespace(id="q", answer_key="B")])
+    [error] = analysis.errors(run, [SimpleNamespace(id="q", answer_key="B")])
     assert error["category"] == "belief" and error["predicted"] == "A"
-    assert ex.strongest_premise(false_belief).statement == "fact one"
-    assert ex.strongest_premise(false_belief, facts={"fact one"}) is None     # a corpus fact is never "corrected"
+    assert analysis.strongest_premise(false_belief).statement == "fact one"
+    assert analysis.strongest_premise(false_belief, facts={"fact one"}) is None     # a corpus fact is never "corrected"
 
 
 @pytest.mark.data
 def test_settings_and_plan(real_data_dir):
-    assert ex.Settings().search("entailer-greedy-d3").max_depth == 3
-    sampled = ex.Settings().search("entailer-sampled-d1")
+    assert comp.Settings().search("entailer-greedy-d3").max_depth == 3
+    sampled = comp.Settings().search("entailer-sampled-d1")
     assert (sampled.k_top, sampled.sample_top, sampled.temperature, sampled.top_p) == (6, True, 1.0, 0.95)
     from proofbook.entailer.search import SearchConfig
     assert (SearchConfig.sampled().temperature, SearchConfig.sampled().top_p) == (2.0, 0.95)  # the paper's
-    plan = ex.evaluation_plan(real_data_dir)
+    plan = edata.evaluation_plan(real_data_dir)
     assert plan["obqa"] == ["dev"] and plan["qasc"] == ["dev"]
-    assert ex.evaluation_plan(real_data_dir, "dev") == plan
+    assert edata.evaluation_plan(real_data_dir, "dev") == plan
     with pytest.raises(ValueError, match="no OBQA or QASC evaluation split"):
-        ex.evaluation_plan(real_data_dir, "test")
+        edata.evaluation_plan(real_data_dir, "test")
 
 
 @pytest.mark.unit

@@ -189,14 +189,15 @@ def explain_entailer(question: str, options: Sequence[str], data_dir=None, smoke
     from proofbook.core.paths import resolve_data_dir
     from proofbook.data.science_qa import Option, Question
     from proofbook.entailer import experiments
+    from proofbook.entailer.components import Settings, build_components
     from proofbook.entailer.search import answer_question
 
     question = check_text(question, "question")
     options = check_options(options)
     for option in options:
         check_text(option, "option")
-    settings = experiments.Settings.smoke(seed) if smoke else experiments.Settings(seed=seed)
-    components = experiments.build_components(resolve_data_dir(data_dir), settings, _cache(smoke, "entailer", cache))
+    settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
+    components = build_components(resolve_data_dir(data_dir), settings, _cache(smoke, "entailer", cache))
     labelled = [Option(chr(ord("A") + i), text) for i, text in enumerate(options)]
     item = Question("explain", question, labelled, answer_key="", source="command line")
     [hypotheses] = experiments.write_hypotheses([item], components.writer)

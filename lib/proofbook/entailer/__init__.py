@@ -9,5 +9,8 @@ Modules (each module's docstring states the paper's method and its departures fr
 * :mod:`.search` -- backward chaining, answer selection, Entailer+Direct;
 * :mod:`.trees` -- entailment trees with every node's scores, as text and HTML;
 * :mod:`.memory` -- a teachable belief memory that overrides the truth scorer (the paper's future work);
-* :mod:`.experiments` -- what the notebooks call (training with the artifact cache, systems, metrics).
+* :mod:`.datasets` -- the evaluation splits and questions a chapter reads, the cleaned training sets;
+* :mod:`.components` -- the settings and the behaviours trained with the artifact cache;
+* :mod:`.experiments` -- what the notebooks call: the systems, their runs and result rows, premise recall;
+* :mod:`.analysis` -- the error categories of wrong answers and the belief memory demonstration.
 """

@@ -1,0 +1,174 @@
+"""What Entailer's chapters read: the evaluation splits present in a data directory, the questions, and the
+training sets of the behaviours cleaned of the evaluation statements (Tafjord et al. 2022, §4).
+
+:func:`evaluation_plan` names the OBQA and QASC splits a chapter evaluates on (the labelled test split where it is
+present, else dev); :func:`training_data` builds the training pairs of every behaviour from the training files
+(:func:`training_files`) and removes near-duplicates of every evaluation statement (:func:`evaluation_statements`:
+all option hypotheses of the evaluation splits and the conclusions of the EntailmentBank evaluation trees), with
+the counts removed in its report.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from proofbook.core.paths import resolve_data_dir
+from proofbook.data import entailmentbank as eb
+from proofbook.data.entailmentbank import (dataset_name, one_step_entailments, read_entailmentbank,
+                                           read_entailmentbank_train, read_worldtree)
+from proofbook.data.nli import read_scitail, read_sick
+from proofbook.data.science_qa import read_obqa, read_qasc
+from proofbook.entailer import behaviours as bh
+from proofbook.entailer import hypotheses as hyp
+
+if TYPE_CHECKING:  # the components are built from these data: their settings only name the argument type
+    from proofbook.entailer.components import Settings
+
+
+
+def _present(path: Path) -> list[Path]:
+    return [path] if path.is_file() else []
+
+
+def evaluation_files(data_dir) -> list[Path]:
+    """The evaluation files present (their statements are removed from every training set)."""
+
+    root = resolve_data_dir(data_dir)
+    files = []
+    for split in ("dev", "test"):
+        files += _present(root / "openbookqa" / f"{split}.tsv")
+        files += _present(root / "entailmentbank" / eb.dataset_name(1, split))
+    files += _present(root / "qasc" / "dev.jsonl")
+    return files
+
+
+def training_files(data_dir) -> list[Path]:
+
+    root = resolve_data_dir(data_dir)
+    files = [root / "entailmentbank" / eb.angles_name(1, "train"), root / "openbookqa" / "train.tsv"]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise FileNotFoundError(f"Entailer training needs {', '.join(missing)}")
+    for split in ("dev", "test"):
+        files += _present(root / "scitail" / f"{split}.jsonl")
+    files += _present(root / "sick" / "SICK.txt")
+    return files
+
+
+def evaluation_splits(data_dir, dataset: str, split: str | None = None) -> list[str]:
+    """The labelled evaluation splits of ``dataset`` present in the data directory, or just ``split``."""
+    root = resolve_data_dir(data_dir)
+    folder, suffix, candidates = {"obqa": ("openbookqa", "tsv", ("dev", "test")), "qasc": ("qasc", "jsonl", ("dev",)),
+                                  "entailmentbank": ("entailmentbank", None, ("dev", "test"))}[dataset]
+    if split is not None:
+        if split not in candidates:
+            raise ValueError(f"{dataset}: no evaluation split {split!r} (expected one of {list(candidates)})")
+        candidates = (split,)
+    if dataset == "entailmentbank":
+        return [s for s in candidates if (root / folder / dataset_name(1, s)).is_file()]
+    present = [s for s in candidates if (root / folder / f"{s}.{suffix}").is_file()]
+    if dataset == "obqa" and "test" in present:  # the test file counts only with its answer keys
+        try:
+            read_obqa(root, "test")
+        except Exception:  # noqa: BLE001 - no keys: not a labelled split
+            present.remove("test")
+    return present
+
+
+def evaluation_plan(data_dir, split: str | None = None) -> dict[str, list[str]]:
+    """``{"obqa": [...], "qasc": [...]}``: the labelled splits to evaluate (``split`` only, where a dataset has it)."""
+    plan = {}
+    for dataset in ("obqa", "qasc"):
+        try:
+            plan[dataset] = evaluation_splits(data_dir, dataset, split)
+        except ValueError:
+            plan[dataset] = []
+    if not any(plan.values()):
+        raise ValueError(f"no OBQA or QASC evaluation split {split or ''} in {resolve_data_dir(data_dir)}")
+    return {dataset: splits for dataset, splits in plan.items() if splits}
+
+
+def read_questions(data_dir, dataset: str, split: str):
+
+    return (read_obqa if dataset == "obqa" else read_qasc)(data_dir, split)
+
+
+def evaluation_statements(data_dir) -> list[str]:
+    """What the evaluations ask about: every option hypothesis (rules) and question stem of OBQA/QASC, and the
+    hypothesis and intermediate conclusions of every EntailmentBank evaluation tree (the statements whose
+    premises are generated).  Context facts are *not* included: they are WorldTree corpus facts shared by
+    train and dev trees, not evaluation examples."""
+
+    statements = []
+    for dataset in ("obqa", "qasc"):
+        for split in evaluation_splits(data_dir, dataset):
+            for q in read_questions(data_dir, dataset, split):
+                statements += [hyp.rule_hypothesis(q.stem, o.text) for o in q.options if o.text.strip()]
+                statements.append(q.stem)
+    for split in evaluation_splits(data_dir, "entailmentbank"):
+        for tree in read_entailmentbank(data_dir, split, 1):
+            statements += [tree.hypothesis, *tree.intermediates.values()]
+    return statements
+
+
+@dataclass
+class TrainingData:
+    premise_pairs: list
+    writer_pairs: list
+    truth: bh.StatementGroups
+    entailment: bh.LabelledPairs
+    report: list[dict] = field(default_factory=list)
+
+
+def fact_retriever(data_dir) -> bh.FactRetriever:
+    """BM25 over the WorldTree fact corpus of ``data_dir`` (with EntailmentBank's additions)."""
+
+    return bh.FactRetriever(list(read_worldtree(data_dir).values()))
+
+
+def training_data(data_dir, settings: Settings) -> TrainingData:
+    """All training sets, cleaned of near-duplicates of the evaluation statements (counts in ``report``)."""
+
+    root = resolve_data_dir(data_dir)
+    banned = evaluation_statements(root)
+    trees = list(read_entailmentbank_train(root, 1))
+    steps = [e for tree in trees for e in one_step_entailments(tree)]
+    steps_kept = bh.drop_near_duplicates(steps, lambda e: (e.conclusion,), banned)
+    trees_kept = bh.drop_near_duplicates(trees, lambda t: (t.hypothesis, t.question), banned)
+    obqa = list(read_obqa(root, "train"))
+    obqa_kept = bh.drop_near_duplicates(obqa, lambda q: (q.stem,), banned)
+    question_hypotheses = [(hyp.rule_hypothesis(q.stem, q.answer_text),
+                            [hyp.rule_hypothesis(q.stem, o.text) for o in q.options
+                             if o.label != q.answer_key and o.text.strip()]) for q in obqa_kept.examples]
+    nli = []
+    for split in ("dev", "test"):
+        if (root / "scitail" / f"{split}.jsonl").is_file():
+            nli += list(read_scitail(root, split))
+    if (root / "sick" / "SICK.txt").is_file():
+        nli += list(read_sick(root, "train"))
+    nli_kept = bh.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
+    truth = bh.truth_groups(trees_kept.examples, question_hypotheses, settings.seed, settings.truth_questions,
+                            settings.truth_statements)
+    entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, settings.seed, settings.entail_examples)
+    retriever = fact_retriever(root) if settings.context_facts else None
+    premise_pairs = (bh.premise_pairs_with_context(steps_kept.examples, retriever, settings.context_facts, settings.seed)
+                     if retriever is not None else bh.premise_pairs(steps_kept.examples))
+    writer_pairs = hyp.writer_pairs(trees_kept.examples)
+    rng = random.Random(settings.seed)
+    if settings.gen_examples:
+        premise_pairs = rng.sample(premise_pairs, min(settings.gen_examples, len(premise_pairs)))
+    if settings.writer_examples:
+        writer_pairs = rng.sample(writer_pairs, min(settings.writer_examples, len(writer_pairs)))
+    report = [
+        {"training set": "one-step entailments (premise generator, entailment positives)",
+         "source": "EntailmentBank task 1 train", "kept": len(steps_kept.examples), "near-duplicates removed": steps_kept.removed},
+        {"training set": "question/answer/hypothesis (writer, truth positives)", "source": "EntailmentBank task 1 train",
+         "kept": len(trees_kept.examples), "near-duplicates removed": trees_kept.removed},
+        {"training set": "OBQA train questions (truth positives/negatives)", "source": "openbookqa/train.tsv",
+         "kept": len(obqa_kept.examples), "near-duplicates removed": obqa_kept.removed},
+        {"training set": "NLI pairs (entailment)", "source": "SciTail dev/test, SICK train",
+         "kept": len(nli_kept.examples), "near-duplicates removed": nli_kept.removed},
+    ]
+    return TrainingData(premise_pairs, writer_pairs, truth, entail, report)

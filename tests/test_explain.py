@@ -62,7 +62,7 @@ def test_explain_entailer_smoke_json_keys_and_text(smoke_cache, real_data_dir, c
 
 @pytest.mark.notebook
 def test_explain_wild_smoke_json_keys(smoke_cache, real_data_dir, capsys):
-    from proofbook.wild.experiments import load_data
+    from proofbook.wild.datasets import load_data
 
     smoke_cache("wild/01_method")
     claim_id = str(load_data(real_data_dir).claimdecomp["test"][0].example_id)

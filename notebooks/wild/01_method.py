@@ -46,17 +46,20 @@ from proofbook.core.training import set_seed
 from proofbook.models.llm import endpoint_configured
 from proofbook.core.results import Results
 from proofbook.wild import experiments
+from proofbook.wild.datasets import load_data, snippet_words
+from proofbook.wild.pipeline import replay_pipeline
+from proofbook.wild.tables import llm_questions, llm_summaries, predictions_frame, search_frame, spans_frame, summaries_frame, windows_frame
 from proofbook.wild.decomposition import AnnotatedQuestions
 from proofbook.wild.showcase import showcase_claim
 
 set_seed(seed)
 settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
-data = experiments.load_data(data_dir)
+data = load_data(data_dir)
 results = Results("wild/01_method", dict(data_dir=str(data.root), split=split, limit=limit, seed=seed, smoke=smoke,
                                          example_id=example_id, sample_seed=sample_seed, n_examples=n_examples),
                   results_dir)
 models = experiments.train_models(data, settings, ArtifactCache(), progress=not smoke)
-pipeline = experiments.replay_pipeline(data, models)
+pipeline = replay_pipeline(data, models)
 chosen = showcase_claim(pipeline, data.claimdecomp["test"], example_id, sample_seed)
 claim, trace = chosen.example
 glue("showcase_rule", chosen.rule, display=False)
@@ -66,7 +69,7 @@ print(f"{claim.person} {claim.venue}\n{claim.claim}\ngold label: {claim.label}\n
 glue("claim", claim.claim, display=False)
 glue("speaker", f"{claim.person} {claim.venue}", display=False)
 glue("gold", claim.label, display=False)
-glue("snippet_words", f"{experiments.snippet_words(data):.0f}", display=False)
+glue("snippet_words", f"{snippet_words(data):.0f}", display=False)
 pd.Series(models.seconds, name="seconds (near 0 when loaded from the cache)").round(1).to_frame()
 
 # %% [markdown]
@@ -87,7 +90,7 @@ questions = {"annotated": AnnotatedQuestions().questions(claim),
              "trained generator": models.generator.questions(claim) if models.generator else []}
 print("LLM endpoint configured:", endpoint_configured())
 if endpoint_configured():
-    questions["LLM endpoint (paper's prompt)"] = experiments.llm_questions(data, claim)
+    questions["LLM endpoint (paper's prompt)"] = llm_questions(data, claim)
 pd.DataFrame({name: pd.Series(qs, dtype=object) for name, qs in questions.items()}).fillna("")
 
 # %% [markdown]
@@ -98,7 +101,7 @@ pd.DataFrame({name: pd.Series(qs, dtype=object) for name, qs in questions.items(
 # a snippet that opens with a date is filtered by it; undated pages are kept; repeated URLs are kept once.
 
 # %%
-search = experiments.search_frame(data, claim)
+search = search_frame(data, claim)
 print("filter outcome:", search["filter"].value_counts().to_dict())
 search.head(n_examples)
 
@@ -116,10 +119,10 @@ search.head(n_examples)
 print(f"{len(trace.search.pages)} pages after the filters -> {len(trace.retrieval.windows)} windows; "
       f"{len(trace.retrieval.kept)} kept; {len(trace.retrieval.merged)} merged spans; "
       f"top documents: {trace.retrieval.documents}")
-experiments.windows_frame(trace)
+windows_frame(trace)
 
 # %%
-experiments.spans_frame(trace)
+spans_frame(trace)
 
 # %% [markdown]
 # ## Stage 4: claim-focused summaries
@@ -129,9 +132,9 @@ experiments.spans_frame(trace)
 # document whose best sentence is below the threshold becomes "The document is irrelevant to the claim."
 
 # %%
-summaries = experiments.summaries_frame(trace)
+summaries = summaries_frame(trace)
 if endpoint_configured():  # the paper's zero-shot LLM prompt, through the same endpoint client
-    summaries["LLM summary"] = experiments.llm_summaries(trace)
+    summaries["LLM summary"] = llm_summaries(trace)
 summaries
 
 # %% [markdown]
@@ -143,7 +146,7 @@ summaries
 
 # %%
 probabilities = experiments.predict_conditions(models, claim, trace)
-experiments.predictions_frame(probabilities).round(3)
+predictions_frame(probabilities).round(3)
 
 # %% [markdown]
 # ## How long one claim takes
@@ -195,8 +198,8 @@ timing.round(4).to_frame("median seconds")
 #    when no sentence of a document reaches a MiniLM cosine of `threshold` (`THRESHOLD` in
 #    `proofbook.wild.summaries`) with the claim or one of its questions. Copy the notebook
 #    (`cp notebooks/wild/01_method.py /tmp/mine/wild_01.py`) and in the copy change
-#    `pipeline = experiments.replay_pipeline(data, models)` to
-#    `pipeline = experiments.replay_pipeline(data, models, summariser=ExtractiveSummariser(threshold=0.6))`
+#    `pipeline = replay_pipeline(data, models)` to
+#    `pipeline = replay_pipeline(data, models, summariser=ExtractiveSummariser(threshold=0.6))`
 #    (import `ExtractiveSummariser` from `proofbook.wild.summaries`); run it with
 #    `python -m proofbook run /tmp/mine/wild_01.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then again
 #    with `threshold=0.2`. Before each run, predict how many of the kept documents will be summarised as
@@ -270,7 +273,7 @@ timing.round(4).to_frame("median seconds")
 #    raw = " ".join(" ".join(p.split()) for p in claim.justification)
 #    texts = {"raw": raw, "verdict removed": strip_verdict(raw),
 #             "verdict sentences only": " ".join(s for s in split_sentences(raw) if VERDICT_SENTENCE.search(s))}
-#    experiments.predictions_frame({name: models.evidence.predict_proba(
+#    predictions_frame({name: models.evidence.predict_proba(
 #        claimdecomp_examples([claim], {claim.example_id: text}), progress=False)[0]
 #        for name, text in texts.items()}).round(3)
 #    ```

@@ -59,19 +59,20 @@ from proofbook.core.training import set_seed
 from proofbook.core.results import Results
 from proofbook.render.figures import save_figure, use_style
 from proofbook.wild import experiments
+from proofbook.wild.datasets import data_summary, load_data, snippet_words
 
 use_style()
 set_seed(seed)
 settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
 n_limit = limit or (6 if smoke else None)   # full size: every evaluation claim present
-data = experiments.load_data(data_dir, split=split, limit=n_limit)
+data = load_data(data_dir, split=split, limit=n_limit)
 results = Results("wild/02_experiments", dict(data_dir=str(data.root), split=split, limit=n_limit, seed=seed,
                                               smoke=smoke, settings=str(settings)), results_dir)
 n_test = len(data.evaluation.get(("claimdecomp", "test"), []))
 glue("n_test", n_test, display=False)
 glue("one_claim", f"{1 / max(1, n_test):.3f}", display=False)
-glue("snippet_words", f"{experiments.snippet_words(data):.0f}", display=False)
-pd.DataFrame(experiments.data_summary(data)).set_index("data")
+glue("snippet_words", f"{snippet_words(data):.0f}", display=False)
+pd.DataFrame(data_summary(data)).set_index("data")
 
 # %% [markdown]
 # ## Training sets, with the near-duplicates of evaluation claims removed

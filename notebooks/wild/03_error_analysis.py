@@ -39,12 +39,14 @@ from proofbook.core.training import set_seed
 from proofbook.core.results import Results
 from proofbook.render.figures import save_figure, use_style
 from proofbook.wild import experiments
+from proofbook.wild.datasets import load_data
+from proofbook.wild.tables import mae_by_label_frame
 
 use_style()
 set_seed(seed)
 settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
 n_limit = limit or (6 if smoke else None)
-data = experiments.load_data(data_dir, split=split, limit=n_limit)
+data = load_data(data_dir, split=split, limit=n_limit)
 results = Results("wild/03_error_analysis", dict(data_dir=str(data.root), split=split, limit=n_limit, seed=seed,
                                                  smoke=smoke,
                                                  example_id=example_id, sample_seed=sample_seed, n_examples=n_examples), results_dir)
@@ -79,7 +81,7 @@ plt.show()
 # ## MAE by gold label
 
 # %%
-mae_table, mae_rows = experiments.mae_by_label_frame(run, systems, seed=seed)
+mae_table, mae_rows = mae_by_label_frame(run, systems, seed=seed)
 results.extend(mae_rows)
 mae_table.style.format("{:.2f}")
 

@@ -3,6 +3,8 @@ import pytest
 
 from proofbook.data.politifact import statement_key
 from proofbook.wild import experiments
+from proofbook.wild.datasets import load_data
+from proofbook.wild.pipeline import replay_pipeline
 from proofbook.wild.search import ReplaySearch, is_fact_check_url
 
 pytestmark = pytest.mark.data
@@ -10,7 +12,7 @@ pytestmark = pytest.mark.data
 
 @pytest.fixture(scope="module")
 def data(real_data_dir):
-    return experiments.load_data(real_data_dir)
+    return load_data(real_data_dir)
 
 
 def test_training_sets_hold_no_evaluation_claim(data):
@@ -47,7 +49,7 @@ def test_one_claim_through_the_pipeline_without_a_classifier(data):
             vectors = np.array([[len(t) % 7 + 1, len(t.split()) % 5 + 1] for t in texts], dtype=float)
             return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
-    pipeline = experiments.replay_pipeline(data, summariser=ExtractiveSummariser(Words(), threshold=0.0))
+    pipeline = replay_pipeline(data, summariser=ExtractiveSummariser(Words(), threshold=0.0))
     trace = pipeline.run(data.claimdecomp["test"][0])
     assert trace.questions and 1 <= len(trace.documents) <= 5 and len(trace.summaries) == len(trace.documents)
     assert len(trace.retrieval.kept) <= 10 and trace.web_snippets

@@ -106,16 +106,16 @@ def test_question_recall():
 
 
 def test_notebook_llm_hooks(fake_llm, monkeypatch):
-    from proofbook.wild import experiments
+    from proofbook.wild.tables import llm_questions, llm_summaries
 
     fake_llm.script = [(200, chat_reply("\n".join(f"{i}. Is fact {i} true?" for i in range(1, 11)))),
                        (200, chat_reply("A short summary."))]
     data = SimpleNamespace(finetune_train=EXAMPLES)
-    assert experiments.llm_questions(data, CLAIM)[:2] == ["Is fact 1 true?", "Is fact 2 true?"]
+    assert llm_questions(data, CLAIM)[:2] == ["Is fact 1 true?", "Is fact 2 true?"]
     trace = SimpleNamespace(claim=CLAIM, questions=["q?"], evidence_texts=["some evidence"])
-    assert experiments.llm_summaries(trace) == ["A short summary."]
+    assert llm_summaries(trace) == ["A short summary."]
     monkeypatch.delenv("OPENAI_BASE_URL")
-    assert experiments.llm_questions(data, CLAIM) is None and experiments.llm_summaries(trace) is None
+    assert llm_questions(data, CLAIM) is None and llm_summaries(trace) is None
 
 
 def test_copy_constraint_allows_claim_words_then_question_mark():

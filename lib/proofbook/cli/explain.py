@@ -261,16 +261,19 @@ def explain_wild(claim_id: str, data_dir=None, smoke: bool = False, seed: int = 
                  cache: ArtifactCache | None = None, progress: bool = True) -> dict:
     """The five stages of claims in the wild for one ClaimDecomp claim (cached search results)."""
     from proofbook.wild import experiments
+    from proofbook.wild.datasets import load_data
+    from proofbook.wild.pipeline import replay_pipeline
+    from proofbook.wild.tables import predictions_frame, search_frame, spans_frame, summaries_frame, windows_frame
     from proofbook.wild.decomposition import AnnotatedQuestions
 
     if not isinstance(claim_id, str) or not claim_id.strip():
         raise ValueError("the claim id is empty")
-    data = experiments.load_data(data_dir)
+    data = load_data(data_dir)
     claim = find_claim(data, claim_id)
     settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
     models = experiments.train_models(data, settings, _cache(smoke, "wild", cache), progress=progress)
     start = time.perf_counter()
-    trace = experiments.replay_pipeline(data, models).run(claim)
+    trace = replay_pipeline(data, models).run(claim)
     probabilities = experiments.predict_conditions(models, claim, trace)
     seconds = time.perf_counter() - start
     return {
@@ -278,11 +281,11 @@ def explain_wild(claim_id: str, data_dir=None, smoke: bool = False, seed: int = 
                   "gold": claim.label},
         "questions": {"annotated": AnnotatedQuestions().questions(claim),
                       "searched (cached LLM questions)": data.cached_questions.get(claim.example_id, [])},
-        "search": _records(experiments.search_frame(data, claim)),
-        "passages": {"windows": _records(experiments.windows_frame(trace)),
-                     "spans": _records(experiments.spans_frame(trace)), "documents": list(trace.retrieval.documents)},
-        "summaries": _records(experiments.summaries_frame(trace)),
-        "veracity": _records(experiments.predictions_frame(probabilities)),
+        "search": _records(search_frame(data, claim)),
+        "passages": {"windows": _records(windows_frame(trace)),
+                     "spans": _records(spans_frame(trace)), "documents": list(trace.retrieval.documents)},
+        "summaries": _records(summaries_frame(trace)),
+        "veracity": _records(predictions_frame(probabilities)),
         "seconds": round(seconds, 3),
     }
 

@@ -3,6 +3,8 @@
 :mod:`~proofbook.wild.decomposition` (claim -> yes/no questions),
 :mod:`~proofbook.wild.search` (time- and site-filtered search), :mod:`~proofbook.wild.fine_grained`
 (windows, BM25, expansion, merging), :mod:`~proofbook.wild.summaries` (claim-focused summaries) and
-:mod:`proofbook.wild.veracity` (six-way veracity); :mod:`~proofbook.wild.experiments` is what the
-notebooks in ``notebooks/wild/`` call.
+:mod:`proofbook.wild.veracity` (six-way veracity, metrics in :mod:`~proofbook.wild.veracity_metrics`).
+:mod:`~proofbook.wild.pipeline` runs the five stages on one claim; :mod:`~proofbook.wild.datasets` reads every file
+of the chapters; :mod:`~proofbook.wild.experiments` (training, runs, rows) and :mod:`~proofbook.wild.tables` (the
+chapters' tables) are what the notebooks in ``notebooks/wild/`` call.
 """

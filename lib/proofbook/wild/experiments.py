@@ -3,7 +3,7 @@
 Chen et al. (2023); the systems, datasets and metrics are those of ``wild/02_experiments``.  The notebooks
 only call this module and display what it returns.
 
-* :func:`load_data` -- every file the chapter reads from ``data_dir`` (ClaimDecomp dev/test, the
+* :func:`proofbook.wild.datasets.load_data` -- every file the chapter reads from ``data_dir`` (ClaimDecomp dev/test, the
   fine-tuning chats, the search cache and cached questions, LIAR, LIAR-PLUS ``val2``).
 * :func:`training_sets` -- the two veracity training sets with the near-duplicates of their evaluation
   claims removed (counted): ``claim-only`` = LIAR train (evaluated on ClaimDecomp test and dev, LIAR
@@ -16,32 +16,33 @@ only call this module and display what it returns.
   dev without their justifications), so that it and the evidence conditions differ only in the input
   text, not in what they were trained on.
 * :func:`train_models` -- both classifiers and the question generator, each through the ArtifactCache.
-* :class:`Pipeline` -- one claim through the five stages (decomposition, search, fine-grained
+* :class:`proofbook.wild.pipeline.Pipeline` -- one claim through the five stages (decomposition, search, fine-grained
   retrieval, summaries, veracity), with the time of each stage.
 * :func:`run_experiments` -- every system of ``wild/02_experiments`` on the evaluation claims, predictions
   cached; :func:`metric_rows` turns a run into result rows.
 """
 from __future__ import annotations
 
-import os
 import time
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from dataclasses import asdict, dataclass, replace
 from typing import Sequence
 
 import numpy as np
+from tqdm.auto import tqdm
 
-from proofbook.wild.veracity_metrics import veracity_metrics
+from proofbook.core import intervals
+from proofbook.core.cache import ArtifactCache, file_fingerprint, json_codec
+from proofbook.core.examples import by_id
+from proofbook.data import politifact as pf
+from proofbook.index.dense import SentenceEmbedder
+from proofbook.wild.datasets import WildData
+from proofbook.wild.decomposition import (AnnotatedQuestions, GeneratorSettings, TrainedQuestionGenerator,
+                                          question_recall)
+from proofbook.wild.pipeline import Pipeline, Trace, replay_pipeline
+from proofbook.wild.summaries import ExtractiveSummariser
 from proofbook.wild.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
                                      constant_predictions, liar_examples, remove_near_duplicates, strip_verdict)
-from proofbook.data import politifact as pf
-from proofbook.core.paths import resolve_data_dir
-from proofbook.core.cache import ArtifactCache, file_fingerprint, json_codec
-from proofbook.wild.decomposition import (AnnotatedQuestions, CachedQuestions, GeneratorSettings,
-                                          TrainedQuestionGenerator, question_recall)
-from proofbook.wild.fine_grained import FineGrainedResult, fine_grained_retrieval
-from proofbook.wild.search import Page, ReplaySearch, SearchOutcome
-from proofbook.wild.summaries import IRRELEVANT, ExtractiveSummariser
+from proofbook.wild.veracity_metrics import macro_f1, veracity_metrics
 
 PAPER = "wild"
 CLAIM_SYSTEMS = ("claim-only", "claim-only-matched", "justification", "web-snippets", "web-summaries",
@@ -79,64 +80,6 @@ class WildSettings:
 
 
 # --- data ----------------------------------------------------------------------------------------
-
-@dataclass
-class WildData:
-    """Everything read from ``data_dir``; ``evaluation`` maps ``(dataset, split)`` to its claims."""
-
-    root: Path
-    claimdecomp: dict[str, list]
-    liar: dict[str, list]
-    liar_plus_val2: list
-    finetune_train: list
-    search_cache: dict
-    cached_questions: dict
-    evaluation: dict[tuple[str, str], list] = field(default_factory=dict)
-
-    def files(self) -> list[Path]:
-        """The data files that enter cache keys."""
-        names = [f"claimdecomp/{s}.jsonl" for s in self.claimdecomp] + [f"liar/{s}.tsv" for s in self.liar]
-        names += ["liar_plus/val2.tsv", "claimdecomp/finetune_train.jsonl",
-                  f"{pf.CACHE_FOLDER}/{pf.SEARCH_CACHE_FILES['gpt']}", f"{pf.CACHE_FOLDER}/{pf.SUBQUESTION_FILES['icl_gpt']}"]
-        return [self.root / n for n in names if (self.root / n).is_file()]
-
-
-def load_data(data_dir: os.PathLike | str | None = None, split: str | None = None, limit: int | None = None) -> WildData:
-    """Read the chapter's files; choose the evaluation claims by ``split`` (None: every labelled split) and ``limit``.
-
-    Evaluation splits: ClaimDecomp ``test`` and ``dev``; LIAR ``valid`` and ``test`` when present.
-    """
-    root = resolve_data_dir(data_dir)
-    claimdecomp = {s: list(pf.read_claimdecomp(root, s)) for s in ("dev", "test")
-                   if (root / pf.CLAIMDECOMP_FOLDER / f"{s}.jsonl").is_file()}
-    liar = {s: list(pf.read_liar(root, s)) for s in pf.LIAR_SPLITS if (root / pf.LIAR_FOLDER / f"{s}.tsv").is_file()}
-    if "test" not in claimdecomp or "train" not in liar:
-        raise FileNotFoundError(f"{root}: the chapter needs claimdecomp/test.jsonl and liar/train.tsv")
-    data = WildData(root, claimdecomp, liar, list(pf.read_liar_plus(root, "val2")),
-                    list(pf.read_claimdecomp_finetune(root, "train")), pf.read_search_cache(root, "gpt"),
-                    pf.read_cached_subquestions(root, "icl_gpt"))
-    known = {("claimdecomp", "test"), ("claimdecomp", "dev"), ("liar", "valid"), ("liar", "test")}
-    if split is not None and split not in {s for _, s in known}:
-        raise ValueError(f"split {split!r}: expected one of test, dev, valid (or None for all)")
-    for dataset, name in sorted(known):
-        records = (claimdecomp if dataset == "claimdecomp" else liar).get(name)
-        if records is not None and split in (None, name):
-            data.evaluation[(dataset, name)] = records[:limit] if limit else records
-    return data
-
-
-def data_summary(data: WildData) -> list[dict]:
-    """One row per file read, for the notebooks' data table."""
-    rows = [{"data": f"claimdecomp {s}", "claims": len(c), "labels": pf.label_counts(x.label for x in c)}
-            for s, c in data.claimdecomp.items()]
-    rows += [{"data": f"liar {s}", "claims": len(c), "labels": pf.label_counts(x.label for x in c)} for s, c in data.liar.items()]
-    rows.append({"data": "liar_plus val2", "claims": len(data.liar_plus_val2),
-                 "labels": pf.label_counts(x.label for x in data.liar_plus_val2)})
-    rows.append({"data": "claimdecomp finetune_train", "claims": len(data.finetune_train),
-                 "labels": f"{sum(len(e.subquestions) for e in data.finetune_train):,} annotated questions, no labels"})
-    rows.append({"data": "search cache (websites_gpt_icl)", "claims": len(data.search_cache),
-                 "labels": f"{sum(map(len, data.search_cache.values())):,} results (title + snippet)"})
-    return rows
 
 
 # --- training sets and models --------------------------------------------------------------------
@@ -214,68 +157,6 @@ def train_models(data: WildData, settings: WildSettings, cache: ArtifactCache | 
 
 # --- the pipeline --------------------------------------------------------------------------------
 
-@dataclass
-class Trace:
-    """One claim through the five stages, with every intermediate result and the time of each stage."""
-
-    claim: object
-    questions: list[str]
-    search: SearchOutcome
-    retrieval: FineGrainedResult
-    documents: list[Page]                  # the top-K2 pages, best first
-    evidence_texts: list[str]              # their fine-grained evidence
-    summaries: list[str]
-    web_snippets: str                      # evidence for the web-snippets condition
-    web_summaries: str                     # evidence for the web-summaries condition
-    probabilities: dict[str, np.ndarray] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-
-
-def join_summaries(summaries: Sequence[str]) -> str:
-    """The summaries the classifier reads: relevant ones joined; the irrelevant marker only if none is relevant."""
-    relevant = [s for s in summaries if s != IRRELEVANT]
-    return " ".join(relevant) if relevant else IRRELEVANT
-
-
-class Pipeline:
-    """Decomposer -> search backend -> fine-grained retrieval -> summariser (-> classifier)."""
-
-    def __init__(self, decomposer, search, summariser, classifier: VeracityClassifier | None = None):
-        self.decomposer, self.search, self.summariser, self.classifier = decomposer, search, summariser, classifier
-
-    def run(self, claim, predict: bool = True) -> Trace:
-        seconds, start = {}, time.perf_counter()
-        questions = self.decomposer.questions(claim)
-        seconds["decomposition"] = time.perf_counter() - start
-        start = time.perf_counter()
-        outcome = self.search.search(claim, questions)
-        seconds["search"] = time.perf_counter() - start
-        start = time.perf_counter()
-        # BM25 is run with the questions that were searched (for replayed results: the cached ones)
-        searched = list(dict.fromkeys(p.question for p in outcome.pages if p.question)) or questions
-        retrieval = fine_grained_retrieval([p.document for p in outcome.pages], searched)
-        documents = [outcome.pages[d] for d in retrieval.documents]
-        texts = [retrieval.document_evidence(d) for d in retrieval.documents]
-        seconds["fine-grained retrieval"] = time.perf_counter() - start
-        start = time.perf_counter()
-        summaries = self.summariser.summarise_many(claim.claim, searched, texts) if texts else []
-        seconds["summaries"] = time.perf_counter() - start
-        trace = Trace(claim, questions, outcome, retrieval, documents, texts, summaries, " ".join(texts),
-                      join_summaries(summaries) if summaries else IRRELEVANT, seconds=seconds)
-        if predict and self.classifier is not None:
-            start = time.perf_counter()
-            [example] = claimdecomp_examples([claim], {claim.example_id: trace.web_summaries})
-            trace.probabilities["web-summaries"] = self.classifier.predict_proba([example], progress=False)[0]
-            seconds["veracity"] = time.perf_counter() - start
-        return trace
-
-
-def replay_pipeline(data: WildData, models: Models | None = None, summariser=None) -> Pipeline:
-    """The pipeline the experiments use: cached questions, replayed search, extractive summaries."""
-    return Pipeline(CachedQuestions(data.cached_questions, "questions-cached"), ReplaySearch(data.search_cache),
-                    summariser or ExtractiveSummariser(),
-                    models.evidence if models is not None else None)
-
 
 # --- runs ----------------------------------------------------------------------------------------
 
@@ -303,7 +184,6 @@ class Run:
 
 def web_evidence(claims: Sequence, pipeline: Pipeline, progress: bool = True) -> tuple[dict, dict, dict]:
     """``(snippets, summaries, dropped)``: the two web-evidence texts per claim id, and filter counts."""
-    from tqdm.auto import tqdm
 
     snippets, summaries, dropped = {}, {}, {}
     for claim in tqdm(claims, desc="web evidence", disable=not progress, leave=False):
@@ -358,7 +238,6 @@ def compute_run(data: WildData, models: Models, settings: WildSettings, progress
     recall = {}
     test_claims = data.evaluation.get(("claimdecomp", "test"))
     if test_claims:
-        from proofbook.index.dense import SentenceEmbedder
 
         embedder = SentenceEmbedder("minilm", max_length=64)
         annotated = [AnnotatedQuestions().questions(c) for c in test_claims]
@@ -415,8 +294,6 @@ def metric_rows(run: Run, seed: int = 0) -> list[dict]:
     """Result rows (:mod:`proofbook.core.results`) for every system and metric of a run, each veracity metric with
     its 95% bootstrap interval over the claims, and the paired differences of :data:`COMPARISONS` in accuracy
     and MAE."""
-    from proofbook.core import intervals
-    from proofbook.wild.veracity_metrics import macro_f1
 
     rows = []
     for (dataset, split, system), p in run.predictions.items():
@@ -470,7 +347,6 @@ def flipped_claims(run: Run, data: WildData, system: str = "web-summaries") -> l
 def claim_predictions(run: Run, data: WildData, example_id: str) -> list[dict]:
     """One ClaimDecomp test claim (by ``example_id``) in every condition of the run: the prediction and the
     evidence text that condition read.  An id that is not a test claim of the run is a ValueError."""
-    from proofbook.core.examples import by_id
 
     claim = by_id(data.claimdecomp["test"], example_id, key=lambda c: c.example_id, what="claim",
                   where="ClaimDecomp test")
@@ -497,113 +373,4 @@ def predict_conditions(models: Models, claim, trace: Trace) -> dict[str, np.ndar
 
 # --- tables for the notebooks -------------------------------------------------------------------
 
-def search_frame(data: WildData, claim):
-    """Every cached result of a claim with what the filters did to it (kept, or the reason it was dropped)."""
-    import pandas as pd
 
-    from proofbook.wild.search import SearchOutcome, apply_filters, as_query, snippet_date
-
-    when, seen, rows = as_query(claim).date, set(), []
-    for r in data.search_cache[claim.example_id]:
-        page = Page(r.url, r.title, r.snippet, snippet_date(r.snippet), r.question)
-        outcome = SearchOutcome([])
-        kept = apply_filters([page], when, outcome, seen)
-        rows.append({"question": r.question, "url": r.url, "title": r.title,
-                     "page date": page.date, "filter": "kept" if kept else next(iter(outcome.dropped))})
-    return pd.DataFrame(rows)
-
-
-def windows_frame(trace: Trace, top: int = 10):
-    """The K1 kept windows: document, token span, best BM25 score, the question that gave it, the text."""
-    import pandas as pd
-
-    questions = list(dict.fromkeys(p.question for p in trace.search.pages if p.question)) or trace.questions
-    return pd.DataFrame([{"document": w.doc, "tokens": f"{w.start}-{w.end}", "bm25": round(w.score, 3),
-                          "question": questions[w.question] if w.question is not None else "",
-                          "window": trace.retrieval.span_text(w)} for w in trace.retrieval.kept[:top]])
-
-
-def spans_frame(trace: Trace):
-    """Expanded and merged spans of the kept documents, in rank order."""
-    import pandas as pd
-
-    rows = []
-    for rank, doc in enumerate(trace.retrieval.documents, 1):
-        for span in trace.retrieval.evidence[doc]:
-            rows.append({"rank": rank, "document": doc, "title": trace.search.pages[doc].title,
-                         "tokens": f"{span.start}-{span.end} of {len(trace.retrieval.tokens[doc])}",
-                         "best window bm25": round(span.score, 3)})
-    return pd.DataFrame(rows)
-
-
-def summaries_frame(trace: Trace):
-    import pandas as pd
-
-    return pd.DataFrame([{"rank": i + 1, "title": page.title, "evidence": text, "summary": summary}
-                         for i, (page, text, summary) in enumerate(zip(trace.documents, trace.evidence_texts,
-                                                                       trace.summaries))])
-
-
-def predictions_frame(probabilities: dict[str, np.ndarray]):
-    """Label probabilities per condition (rows) in the paper's label order (columns), with the prediction."""
-    import pandas as pd
-
-    frame = pd.DataFrame({system: p for system, p in probabilities.items()}, index=list(pf.LABELS)).T
-    frame["prediction"] = frame[list(pf.LABELS)].idxmax(axis=1)
-    return frame
-
-
-def results_table(rows: Sequence[dict]):
-    """Rows as a table: (dataset, split, system) x metric."""
-    import pandas as pd
-
-    frame = pd.DataFrame(rows)
-    return frame.pivot_table(index=["dataset", "split", "system"], columns="metric", values="value", sort=False)
-
-
-def llm_questions(data: WildData, claim) -> list[str] | None:
-    """The paper's LLM decomposition of one claim when an endpoint is configured (else ``None``)."""
-    from proofbook.models.llm import endpoint_configured
-    from proofbook.wild.decomposition import LLMQuestions, default_shots
-
-    if not endpoint_configured():
-        return None
-    return LLMQuestions(default_shots(data.finetune_train)).questions(claim)
-
-
-def llm_summaries(trace: Trace) -> list[str] | None:
-    """The paper's LLM summaries of a trace's documents when an endpoint is configured (else ``None``)."""
-    from proofbook.models.llm import endpoint_configured
-    from proofbook.wild.summaries import LLMSummariser
-
-    if not endpoint_configured():
-        return None
-    return LLMSummariser().summarise_many(trace.claim.claim, trace.questions, trace.evidence_texts)
-
-
-def mae_by_label_frame(run: Run, systems: Sequence[str], dataset: str = "claimdecomp", split: str = "test",
-                       seed: int = 0):
-    """``(table, rows)``: MAE of each system by gold label (rows: label and claim count), and result rows,
-    each MAE with its 95% bootstrap interval over that label's claims."""
-    import pandas as pd
-
-    from proofbook.core import intervals
-    from proofbook.wild.veracity_metrics import mae_by_label
-
-    table, rows = {}, []
-    for system in systems:
-        p = run.predictions[(dataset, split, system)]
-        gold, predicted = np.asarray(p["gold"]), np.asarray(p["predicted"])
-        for label, (value, n) in mae_by_label(p["gold"], p["predicted"]).items():
-            table.setdefault((pf.LABELS[label], n), {})[system] = value
-            errors = np.abs(predicted[gold == label] - label).astype(float).tolist()
-            rows += intervals.mean_rows(dict(dataset=dataset, split=split, system=system),
-                                        f"mae/{pf.LABELS[label]}", errors, seed)
-    index = pd.MultiIndex.from_tuples(list(table), names=["gold label", "claims"]) if table else None
-    return pd.DataFrame(list(table.values()), index=index, columns=list(systems)), rows
-
-
-def snippet_words(data: WildData) -> float:
-    """Mean number of words of a cached result as fine-grained retrieval sees it (title + snippet)."""
-    lengths = [len(Page(r.url, r.title, r.snippet).document.split()) for rs in data.search_cache.values() for r in rs]
-    return float(np.mean(lengths)) if lengths else 0.0

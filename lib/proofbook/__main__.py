@@ -10,6 +10,9 @@
 - ``explain admiral "CLAIM" | entailer "QUESTION" --options A B ... | wild --claim-id ID
   [--json] [--html FILE] [--smoke]``: one example through a paper's method, step by step, with the models
   ``make book`` cached (see :mod:`proofbook.cli.explain`).
+
+Each command imports its module when it runs (heavy and optional: ``run`` needs papermill, ``explain`` a
+paper's models), so ``python -m proofbook --help`` answers at once.
 """
 from __future__ import annotations
 

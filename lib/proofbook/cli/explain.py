@@ -19,6 +19,9 @@ Each prints text; ``--json`` prints the same trace as JSON and ``--html FILE`` w
 page with the book's renderers.  The models come from the artifact cache only (:class:`LoadOnlyCache`):
 when one is missing the command stops with :class:`MissingModels`, naming what to run.  ``--smoke`` trains
 the chapters' smoke-size models instead (seconds; their answers mean nothing), which is what the tests use.
+
+Each command imports its paper's package inside the function that runs it (heavy and optional: a paper's
+modules load torch, transformers and its models' code, and a command needs one paper only).
 """
 from __future__ import annotations
 

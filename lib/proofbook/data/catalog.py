@@ -11,7 +11,11 @@ import random
 from collections import Counter
 from importlib import import_module
 
-from proofbook.core.paths import resolve_data_dir
+from proofbook.core.paths import record_read, resolve_data_dir
+from proofbook.core.results import load_results
+from proofbook.data import entailmentbank, fever_symmetric, feverous, fm2, hover, politifact, science_qa
+from proofbook.data.fetch import load_sources
+from proofbook.data.hover import build_hover_corpus, read_hover_claims
 
 #: reader modules in the order of the book's papers: AdMIRaL, claims in the wild, Entailer
 READER_MODULES = ("hover", "feverous", "fm2", "fever_symmetric", "natlog", "nli", "misc_fever",
@@ -29,7 +33,6 @@ def describe_all(data_dir: os.PathLike | str | None = None) -> list[dict]:
 
 def hover_corpus_summary(data_dir: os.PathLike | str | None = None) -> dict:
     """How the closed HoVer corpus was built from the dev claims present (see :mod:`proofbook.data.hover`)."""
-    from proofbook.data.hover import build_hover_corpus, read_hover_claims
 
     claims = read_hover_claims(data_dir, "dev")
     corpus = build_hover_corpus(data_dir, claims)
@@ -41,13 +44,11 @@ def hover_corpus_summary(data_dir: os.PathLike | str | None = None) -> dict:
 
 def hover_hops(data_dir: os.PathLike | str | None = None) -> dict[int, int]:
     """HoVer dev claims by number of hops (documents needed)."""
-    from proofbook.data.hover import read_hover_claims
 
     return dict(sorted(Counter(claim.num_hops for claim in read_hover_claims(data_dir, "dev")).items()))
 
 
 def _texts(data_dir) -> dict[str, list[str]]:
-    from proofbook.data import entailmentbank, feverous, fever_symmetric, fm2, hover, politifact, science_qa
 
     readers = {
         "hover": lambda: [c.claim for c in hover.read_hover_claims(data_dir, "dev")],
@@ -86,9 +87,6 @@ def sources_table(data_dir: os.PathLike | str | None = None, results_dir: os.Pat
     import json
     from pathlib import Path
 
-    from proofbook.core.paths import record_read
-    from proofbook.data.fetch import load_sources
-    from proofbook.core.results import load_results
 
     data_dir = resolve_data_dir(data_dir)
     readers: dict[str, set[str]] = {}

@@ -170,7 +170,7 @@ def split_venue(venue: str) -> tuple[str, date | None]:
     rest, when = text[stated.end():], None
     found = _DATE.match(rest)
     if found:
-        when = _make_date(found["year"], found["month"], found["day"])
+        when = make_date(found["year"], found["month"], found["day"])
         rest = rest[found.end():].lstrip(" ,")
     elif (place := re.search(r"\bin\s+", rest, re.IGNORECASE)):
         rest = rest[place.start():]
@@ -179,7 +179,8 @@ def split_venue(venue: str) -> tuple[str, date | None]:
     return _LEADING_IN.sub("", rest).rstrip(":").strip(), when
 
 
-def _make_date(year: str, month: str, day: str) -> date | None:
+def make_date(year: str, month: str, day: str) -> date | None:
+    """The date of a year, an English month name and a day as PolitiFact writes them; None if it is no date."""
     number = _MONTHS.get(month.lower())
     if number is None:
         return None

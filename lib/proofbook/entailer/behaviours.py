@@ -65,8 +65,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from proofbook.models.loading import CheckpointError
 from proofbook.entailer import formats
+from proofbook.index.bm25 import BM25, tokenize
+from proofbook.models.loading import CheckpointError, resolve_checkpoint
+from proofbook.models.seq2seq import Seq2Seq
 
 FALSE, TRUE = "false", "true"
 LABELS = (FALSE, TRUE)
@@ -112,7 +114,6 @@ class FactRetriever:
     """
 
     def __init__(self, facts: Sequence[str]):
-        from proofbook.index.bm25 import BM25, tokenize
 
         self.facts = list(dict.fromkeys(" ".join(f.split()) for f in facts if f and f.strip()))
         if not self.facts:
@@ -411,7 +412,6 @@ def _check_t5_folder(folder: os.PathLike | str) -> Path:
     """A local T5-style seq2seq folder, or a CheckpointError saying what kind of folder it is instead."""
     import json
 
-    from proofbook.models.loading import resolve_checkpoint
 
     path = resolve_checkpoint(folder)
     config = json.loads((path / "config.json").read_text(encoding="utf-8"))
@@ -429,7 +429,6 @@ class EntailerCheckpoint:
 
     def __init__(self, folder: os.PathLike | str, max_new_tokens: int = 96, batch_size: int = 8, **kwargs):
         path = _check_t5_folder(folder)
-        from proofbook.models.seq2seq import Seq2Seq
 
         self.model = Seq2Seq.from_checkpoint(path, **kwargs)
         self.max_new_tokens, self.batch_size = max_new_tokens, batch_size

@@ -52,7 +52,9 @@ from typing import Sequence
 
 import numpy as np
 
+from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.entailer.behaviours import FactRetriever
+from proofbook.index.dense import SentenceEmbedder
 
 #: where candidate premise sets come from (see the module docstring)
 SOURCES = ("generated", "retrieved", "mixed")
@@ -187,9 +189,6 @@ def build_pool(retriever: FactRetriever, settings: PoolSettings = PoolSettings()
     encoded once (about 11,500 WorldTree facts: some seconds on 2 cores) and kept in the artifact cache."""
     from pathlib import Path
 
-    from proofbook.core.cache import ArtifactCache
-    from proofbook.core.cache import fingerprint
-    from proofbook.index.dense import SentenceEmbedder
 
     if not settings.dense:
         return FactPool(retriever, settings=settings)

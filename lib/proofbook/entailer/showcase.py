@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 from proofbook.core.examples import Showcase, by_id, showcase, shuffled
+from proofbook.entailer.experiments import write_hypotheses
+from proofbook.entailer.search import answer_question
 
 RULE = "the depth-3 sampled search keeps a tree of height 2 or more for some option"
 SYSTEM = "entailer-sampled-d3"
@@ -17,8 +19,6 @@ SYSTEM = "entailer-sampled-d3"
 
 def answered(questions: Sequence, components, settings, system: str = SYSTEM) -> Iterator[tuple]:
     """``(question, answer)`` pairs, each question answered by ``system`` only when asked for."""
-    from proofbook.entailer.experiments import write_hypotheses
-    from proofbook.entailer.search import answer_question
 
     config = settings.search(system)
     for question in questions:

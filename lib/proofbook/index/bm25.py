@@ -40,6 +40,7 @@ import numpy as np
 import scipy.sparse
 
 from proofbook.core.corpus import Corpus
+from proofbook.index.index_file import read_index, write_index
 
 BACKENDS = ("fast", "reference")
 
@@ -259,7 +260,6 @@ class BM25:
 
     def to_bytes(self, titles: Sequence[str] = ()) -> bytes:
         """The index as a compact file (:mod:`proofbook.index.index_file`); fast backend only."""
-        from proofbook.index.index_file import write_index
 
         if self.backend != "fast":
             raise ValueError("only the fast backend can be written; build the index with backend='fast'")
@@ -273,7 +273,6 @@ class BM25:
 
     @classmethod
     def _read(cls, data: bytes, what: str) -> tuple["BM25", list[str]]:
-        from proofbook.index.index_file import read_index
 
         start = time.perf_counter()
         stored = read_index(data, what)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from proofbook.core.cache import Codec
+from proofbook.models.pointer import CopyBart
 
 logger = logging.getLogger(__name__)
 
@@ -323,7 +324,6 @@ def small_seq2seq(vocab_size: int, d_model: int = 256, layers: int = 3, heads: i
     """
     from transformers import BartConfig, BartForConditionalGeneration
 
-    from proofbook.models.pointer import CopyBart
 
     bos = decoder_start_token_id if bos_token_id is None else bos_token_id
     config = BartConfig(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from proofbook.core.intervals import HIGH, LOW
 from proofbook.core.paths import PROJECT_ROOT
 
 DPI = 120
@@ -63,7 +64,6 @@ def bars_with_intervals(ax, frame, group: str, hue: str, value: str, horizontal:
     import numpy as np
     import seaborn as sns
 
-    from proofbook.core.intervals import HIGH, LOW
 
     groups, hues = list(dict.fromkeys(frame[group])), list(dict.fromkeys(frame[hue]))
     width = 0.8 / len(hues)

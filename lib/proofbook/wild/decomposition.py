@@ -33,7 +33,11 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Mapping, Protocol, Sequence
 
+from proofbook.core.cache import object_codec
+from proofbook.core.training import TrainConfig
 from proofbook.data.politifact import ClaimDecompFinetuneExample, clean_question
+from proofbook.models.llm import ChatClient
+from proofbook.models.seq2seq import Seq2Seq
 
 MIN_QUESTIONS, MAX_CALLS, TEMPERATURE = 10, 5, 0.7
 WH_WORDS = ("what", "when", "where", "which", "who", "whom", "whose", "why", "how")
@@ -133,8 +137,6 @@ class TrainedQuestionGenerator:
     @classmethod
     def train(cls, examples: Sequence[ClaimDecompFinetuneExample], settings: GeneratorSettings,
               progress: bool = True) -> "TrainedQuestionGenerator":
-        from proofbook.models.seq2seq import Seq2Seq
-        from proofbook.core.training import TrainConfig
 
         lengths = dict(max_input_length=settings.max_input_length, max_target_length=settings.max_target_length)
         model = (Seq2Seq.warm_start(seed=settings.seed, **lengths) if settings.backend == "warm-start"
@@ -150,8 +152,6 @@ class TrainedQuestionGenerator:
     def cached(cls, examples: Sequence[ClaimDecompFinetuneExample], settings: GeneratorSettings, cache,
                data: os.PathLike | str | None = None, progress: bool = True) -> "TrainedQuestionGenerator":
         """Trained once per settings and training file, through the ArtifactCache."""
-        from proofbook.core.cache import object_codec
-        from proofbook.models.seq2seq import Seq2Seq
 
         model = cache.get_or_build("wild-question-generator", asdict(settings),
                                    lambda: cls.train(examples, settings, progress).model,
@@ -263,7 +263,6 @@ class LLMQuestions:
 
     def __init__(self, shots: Sequence[tuple[str, Sequence[str]]], client=None, temperature: float = TEMPERATURE,
                  min_questions: int = MIN_QUESTIONS, max_calls: int = MAX_CALLS, max_tokens: int = 256):
-        from proofbook.models.llm import ChatClient
 
         self.client = client or ChatClient()
         self.shots, self.temperature = list(shots), temperature

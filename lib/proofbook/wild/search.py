@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Iterable, Mapping, Protocol, Sequence
 
-from proofbook.data.politifact import SearchResult, _make_date, claim_date
+from proofbook.data.politifact import SearchResult, make_date, claim_date
 from proofbook.index.bm25 import BM25, tokenize
 
 PAGES_PER_QUESTION = 10
@@ -69,7 +69,7 @@ _SNIPPET_DATE = re.compile(r"^\s*(?P<month>[A-Za-z]{3,9})\.?\s+(?P<day>\d{1,2}),
 def snippet_date(snippet: str) -> date | None:
     """The date a search snippet opens with (``"Jun 20, 2016 ... text"``), else ``None``."""
     found = _SNIPPET_DATE.match(snippet or "")
-    return _make_date(found["year"], found["month"], found["day"]) if found else None
+    return make_date(found["year"], found["month"], found["day"]) if found else None
 
 
 def after_claim(page_date: date | None, when: date | None) -> bool:

@@ -23,6 +23,8 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from proofbook.core.corpus import split_sentences
+from proofbook.index.dense import SentenceEmbedder
+from proofbook.models.llm import ChatClient
 
 IRRELEVANT = "The document is irrelevant to the claim."
 THRESHOLD, MAX_SENTENCES = 0.4, 2
@@ -41,7 +43,6 @@ class ExtractiveSummariser:
 
     def __init__(self, embedder=None, threshold: float = THRESHOLD, max_sentences: int = MAX_SENTENCES):
         if embedder is None:
-            from proofbook.index.dense import SentenceEmbedder
 
             embedder = SentenceEmbedder("minilm", max_length=128)
         self.embedder, self.threshold, self.max_sentences = embedder, threshold, max_sentences
@@ -94,7 +95,6 @@ class LLMSummariser:
     name = "llm"
 
     def __init__(self, client=None, max_tokens: int = 120):
-        from proofbook.models.llm import ChatClient
 
         self.client = client or ChatClient()
         self.max_tokens = max_tokens

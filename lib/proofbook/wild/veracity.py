@@ -39,8 +39,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from proofbook.wild.veracity_metrics import mae, veracity_metrics
+from proofbook.core.cache import fingerprint
+from proofbook.core.corpus import split_sentences
+from proofbook.core.training import TrainConfig, set_seed
 from proofbook.data.politifact import LABELS, classifier_input, statement_key
+from proofbook.models.cross_encoder import CrossEncoder
+from proofbook.wild.veracity_metrics import mae, veracity_metrics
 
 SEPARATOR = " [SEP] "
 
@@ -56,7 +60,6 @@ VERDICT_SENTENCE = re.compile(
 
 def strip_verdict(text: str) -> str:
     """``text`` without the sentences that state or define a rating (see the module docstring)."""
-    from proofbook.core.corpus import split_sentences
 
     return " ".join(s for s in split_sentences(text) if not VERDICT_SENTENCE.search(s))
 
@@ -175,8 +178,6 @@ class VeracityClassifier:
     def train(cls, examples: Sequence[VeracityExample], settings: VeracitySettings,
               progress: bool = True) -> "VeracityClassifier":
         """Carve the selection part, fine-tune, keep the checkpoint with the lowest selection MAE."""
-        from proofbook.models.cross_encoder import CrossEncoder
-        from proofbook.core.training import TrainConfig, set_seed
 
         train_part, selection = selection_split(examples, settings.selection_fraction)
         if settings.limit:
@@ -204,8 +205,6 @@ class VeracityClassifier:
 
         When loaded from the cache, ``train_result`` is ``None`` and ``summary`` comes from the entry.
         """
-        from proofbook.models.cross_encoder import CrossEncoder
-        from proofbook.core.cache import fingerprint
 
         trained: dict = {}
 

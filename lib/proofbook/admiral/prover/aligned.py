@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from proofbook.admiral.prover import natlog
-from proofbook.admiral.prover.alignment import FUNCTION_WORDS, _content, _word_matches
+from proofbook.admiral.prover.alignment import FUNCTION_WORDS, content_words, word_matches
 from proofbook.admiral.prover.operators import LABELS, OperatorData, OperatorModel
 from proofbook.admiral.prover.proofgen import build_proofs
 from proofbook.core.cache import ArtifactCache, fingerprint, object_codec
@@ -155,8 +155,8 @@ def sentence_of(span: str, evidence: Sequence[tuple[str, str]]) -> str:
 def _still_covered(claim_span: str, evidence: Sequence[tuple[str, str]]) -> bool:
     """Whether every content word of ``claim_span`` occurs in the evidence (lower-cased): a chunk whose gold
     sentence was removed but whose words all appear in what is left may well be covered still."""
-    words = _content(_word_matches(claim_span))
-    present = {w.group().lower() for _, text in evidence for w in _word_matches(text)}
+    words = content_words(word_matches(claim_span))
+    present = {w.group().lower() for _, text in evidence for w in word_matches(text)}
     return bool(words) and words <= present
 
 
@@ -282,7 +282,7 @@ class AlignedProof:
 
 
 def _has_content(claim: str) -> bool:
-    return any(w.group().lower() not in FUNCTION_WORDS for w in _word_matches(claim))
+    return any(w.group().lower() not in FUNCTION_WORDS for w in word_matches(claim))
 
 
 class AlignedProver:

@@ -26,6 +26,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from proofbook.models.loading import load_encoder, load_tokenizer, resolve_checkpoint
+
 BOUNDARY_WORDS = frozenset("""is are was were be been being has have had do does did will would can could shall
 should may might must in on at by for from with to into onto of about after before during since until under over
 through between against among without within as and or but that which who whom whose where when while than
@@ -37,17 +39,19 @@ FUNCTION_WORDS = BOUNDARY_WORDS | frozenset("a an the its it this that his her t
 FUNCTION_WEIGHT = 0.2
 
 
-def _content(words: Sequence[re.Match]) -> set[str]:
+def content_words(words: Sequence[re.Match]) -> set[str]:
+    """The lower-cased words of ``words`` (matches of :func:`word_matches`) that are not function words."""
     return {w.group().lower() for w in words if w.group().lower() not in FUNCTION_WORDS}
 
 
-def _word_matches(text: str) -> list[re.Match]:
+def word_matches(text: str) -> list[re.Match]:
+    """Every word of ``text`` as a regular-expression match (its position is kept for the alignment)."""
     return list(_WORDS.finditer(text))
 
 
 def chunk_claim(claim: str, max_words: int = MAX_SPAN_WORDS) -> list[str]:
     """The claim's chunks, in order, as substrings of the claim (rule above)."""
-    words = _word_matches(claim)
+    words = word_matches(claim)
     if not words:
         raise ValueError(f"cannot chunk a claim without words: {claim!r}")
     chunks: list[list[re.Match]] = [[]]
@@ -79,7 +83,6 @@ class Aligner:
 
     def __init__(self, checkpoint="minilm", max_span_words: int = MAX_SPAN_WORDS, length_penalty: float = 0.02,
                  layer: int = 3, overlap_weight: float = 0.3, device: str | None = None):
-        from proofbook.models.loading import load_encoder, load_tokenizer, resolve_checkpoint
 
         folder = resolve_checkpoint(checkpoint)
         self.tokenizer = load_tokenizer(folder)
@@ -93,7 +96,7 @@ class Aligner:
         out = []
         for first in range(0, len(texts), batch_size):
             batch = texts[first:first + batch_size]
-            words = [_word_matches(t) for t in batch]
+            words = [word_matches(t) for t in batch]
             encoded = self.tokenizer([[w.group() for w in ws] or ["."] for ws in words], is_split_into_words=True,
                                      truncation=True, max_length=256, padding=True, return_tensors="pt")
             with torch.no_grad():
@@ -165,7 +168,7 @@ class Aligner:
                 raise ValueError(f"claim {i}: the evidence has no words to align to")
             matrix = np.vstack(candidates)
             lengths = np.array([e - s for _, s, e, _ in where])
-            span_words = [_content(words[s:e]) for _, s, e, words in where]
+            span_words = [content_words(words[s:e]) for _, s, e, words in where]
             row = []
             for chunk in chunks[i]:
                 start, end = self._locate(claim, claim_words, chunk)
@@ -175,7 +178,7 @@ class Aligner:
                 weights = self._weights(claim_words[start:end])
                 vector = (claim_vectors[start:end] * weights[:, None]).sum(axis=0)
                 vector /= max(float(np.linalg.norm(vector)), 1e-9)
-                chunk_words = _content(claim_words[start:end])
+                chunk_words = content_words(claim_words[start:end])
                 overlap = np.array([len(chunk_words & ws) / max(1, len(chunk_words | ws)) for ws in span_words])
                 scores = (matrix @ vector + self.overlap_weight * overlap
                           - self.length_penalty * np.abs(lengths - (end - start)))
@@ -191,7 +194,7 @@ class Aligner:
 
     @staticmethod
     def _locate(claim: str, words: list[re.Match], chunk: str) -> tuple[int, int]:
-        target = [w.group().lower() for w in _word_matches(chunk)]
+        target = [w.group().lower() for w in word_matches(chunk)]
         lowered = [w.group().lower() for w in words]
         for s in range(len(lowered) - len(target) + 1):
             if lowered[s:s + len(target)] == target:

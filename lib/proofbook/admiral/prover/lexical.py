@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from proofbook.admiral.prover.natlog import Proof
+from proofbook.admiral.prover.wordnet import wordnet
 
 NEGATION_CUES = frozenset({"not", "no", "never", "n't", "none", "nobody", "nothing", "neither", "nor", "without",
                            "cannot", "nowhere", "refused", "failed", "denied", "unable"})
@@ -45,7 +46,6 @@ def _is_name_or_number(word: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _wordnet():
-    from proofbook.admiral.prover.wordnet import wordnet
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "multilingual functions are not available"

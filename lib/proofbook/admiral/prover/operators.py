@@ -34,11 +34,11 @@ from typing import Sequence
 
 import numpy as np
 
-from proofbook.data.natlog import OPERATORS
-from proofbook.core.cache import ArtifactCache, fingerprint
-from proofbook.models.cross_encoder import CrossEncoder
+from proofbook.core.cache import ArtifactCache, fingerprint, object_codec
 from proofbook.core.training import TrainConfig
-from proofbook.core.cache import object_codec
+from proofbook.data.fever_symmetric import fever_symmetric_claim_ids
+from proofbook.data.natlog import OPERATORS, read_fewshot_processed, read_fewshot_targets, read_silver_proofs
+from proofbook.models.cross_encoder import CrossEncoder
 
 LABELS = tuple(OPERATORS)
 
@@ -84,7 +84,6 @@ def is_heldout(claim_id: int) -> bool:
 
 
 def _steps(data_dir) -> tuple[list[OperatorExample], list[OperatorExample]]:
-    from proofbook.data.natlog import read_fewshot_processed, read_fewshot_targets, read_silver_proofs
 
     silver = [OperatorExample(s.claim_span, s.evidence_span, s.operator, "silver", p.claim_id)
               for p in read_silver_proofs(data_dir) for s in p.steps]
@@ -97,7 +96,6 @@ def _steps(data_dir) -> tuple[list[OperatorExample], list[OperatorExample]]:
 
 def operator_data(data_dir=None, settings: OperatorSettings = OperatorSettings()) -> OperatorData:
     """Training and held-out steps by the rules of the module docstring (deterministic for the seed)."""
-    from proofbook.data.fever_symmetric import fever_symmetric_claim_ids
 
     symmetric = fever_symmetric_claim_ids(data_dir)
     silver, fewshot = _steps(data_dir)

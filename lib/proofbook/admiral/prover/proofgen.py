@@ -74,8 +74,14 @@ from typing import Sequence
 
 from tqdm.auto import tqdm
 
-from proofbook.models.loading import WORDPIECE_VERSION
-from proofbook.admiral.prover.natlog import OPERATORS, Proof, ProofError, format_proof, ProofStep
+from proofbook.admiral.prover.alignment import chunk_claim
+from proofbook.admiral.prover.natlog import OPERATORS, Proof, ProofError, ProofStep, best_operators, format_proof
+from proofbook.core.cache import ArtifactCache, file_fingerprint, fingerprint, object_codec
+from proofbook.core.training import TrainConfig
+from proofbook.data.natlog import read_fewshot_processed
+from proofbook.index.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segments
+from proofbook.models.loading import WORDPIECE_VERSION, train_wordpiece
+from proofbook.models.seq2seq import Seq2Seq
 
 MAX_NGRAM = 6
 #: the generator's :class:`~proofbook.models.seq2seq.Seq2Seq` backends (``ProofgenSettings.backend``)
@@ -116,8 +122,6 @@ def proof_constraint(tokenizer, claim: str, evidence: Evidence, eos_token_id: in
     enforced token by token.  Evidence spans come from the trie of evidence n-grams; after ``]`` only an
     operator.
     """
-    from proofbook.admiral.prover.alignment import chunk_claim
-    from proofbook.index.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segments
 
     if claim_spans not in ("chunks", "ngrams"):
         raise ValueError(f"claim_spans must be 'chunks' or 'ngrams', got {claim_spans!r}")
@@ -201,7 +205,6 @@ def _rng(seed: int, key: str) -> random.Random:
 
 def fewshot_proofs(data_dir=None) -> list[TrainingProof]:
     """QA-NatVer's processed few-shot proofs with gold evidence (FEVER train claims), one per proof variant."""
-    from proofbook.data.natlog import read_fewshot_processed
 
     out = []
     for example in read_fewshot_processed(data_dir, num_samples=64, use_retr="False"):
@@ -298,7 +301,6 @@ def build_proofs(sets: Sequence[EvidenceSet], aligner, operator_model, progress:
     """
     import numpy as np
 
-    from proofbook.admiral.prover.natlog import best_operators
 
     out: list[TrainingProof] = []
     full_sets = [s for s in sets if s.sufficient]
@@ -360,8 +362,6 @@ class ProofGenerator:
     def new(cls, settings: ProofgenSettings = ProofgenSettings(), texts: Sequence[str] = ()) -> "ProofGenerator":
         """An untrained generator; a scratch model with ``settings.vocab_size`` learns its vocabulary from
         ``texts`` (the training inputs and proofs)."""
-        from proofbook.models.loading import train_wordpiece
-        from proofbook.models.seq2seq import Seq2Seq
 
         lengths = dict(max_input_length=settings.max_input_length, max_target_length=settings.max_target_length)
         if settings.backend == "checkpoint":
@@ -385,7 +385,6 @@ class ProofGenerator:
                                         copy=settings.backend == "copy", **kwargs))
 
     def fit(self, proofs: Sequence[TrainingProof], settings: ProofgenSettings, dev: Sequence[TrainingProof] = ()):
-        from proofbook.core.training import TrainConfig
 
         config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, warmup_ratio=0.1,
                              seed=settings.seed, patience=2 if dev else None, length_pool=settings.length_pool)
@@ -423,7 +422,6 @@ class ProofGenerator:
 
     @classmethod
     def load(cls, folder, device: str | None = None) -> "ProofGenerator":
-        from proofbook.models.seq2seq import Seq2Seq
 
         return cls(Seq2Seq.load(folder, device=device))
 
@@ -438,7 +436,6 @@ def training_proofs(tasks, aligner, operator_model, settings: ProofgenSettings, 
 
 
 def _data_key(tasks, settings: ProofgenSettings, operator_key: str) -> dict:
-    from proofbook.core.cache import fingerprint
 
     return {"settings": dataclasses.asdict(settings), "operator_model": operator_key,
             "tasks": fingerprint([(t.dataset, sorted(c.id for c in t.train),
@@ -451,7 +448,6 @@ def cached_training_proofs(tasks, aligner, operator_model, settings: ProofgenSet
 
     The key holds the settings, the tasks' training claims and ``operator_key`` (which operator model
     labelled the pairs)."""
-    from proofbook.core.cache import ArtifactCache
 
     cache = cache or ArtifactCache()
     return cache.cache_pickle("natlog-training-proofs", _data_key(tasks, settings, operator_key),
@@ -461,8 +457,6 @@ def cached_training_proofs(tasks, aligner, operator_model, settings: ProofgenSet
 def cached_generator(tasks, aligner, operator_model, settings: ProofgenSettings, data_dir=None, cache=None,
                      operator_key: str = "", progress: bool = True):
     """Train (or load) the generator on :func:`cached_training_proofs`; returns ``(generator, proofs, seconds)``."""
-    from proofbook.core.cache import ArtifactCache, file_fingerprint, fingerprint
-    from proofbook.core.cache import object_codec
 
     cache = cache or ArtifactCache()
     start = time.perf_counter()

@@ -127,7 +127,7 @@ class RetrievalExample:
     valid_titles: tuple[str, ...]
 
 
-def _negative_sampler(corpus: Corpus):
+def negative_sampler(corpus: Corpus):
     """Draw sentences uniformly from the corpus, avoiding given titles (rejection sampling)."""
     ids = [(doc.title, i) for doc in corpus for i in range(len(doc.sentences))]
 
@@ -177,7 +177,7 @@ def make_examples(claims: Iterable, corpus: Corpus, hop: int, *, max_sentences: 
     n_negatives = max_sentences - hop if negatives is None else negatives
     if n_negatives < 0 or hop + n_negatives > max_sentences:
         raise ValueError(f"{hop} gold + {n_negatives} negative sentences exceed max_sentences={max_sentences}")
-    draw = _negative_sampler(corpus)
+    draw = negative_sampler(corpus)
     examples: list[RetrievalExample] = []
     for claim in claims:
         text = _check_claim(claim.claim)

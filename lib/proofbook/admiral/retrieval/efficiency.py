@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Sequence
 
 from proofbook.core.corpus import Corpus
+from proofbook.data.misc_fever import read_climate_fever
 from proofbook.index.bm25 import DocumentIndex, tokenize
 from proofbook.index.prefix_tree import TitleTrie
 
@@ -57,7 +58,6 @@ def grown_corpus(base: Corpus, factor: int, others: Sequence[Corpus], seed: int 
 
 def climate_fever_corpus(data_dir=None) -> Corpus:
     """Climate-FEVER's evidence sentences pooled by article (real Wikipedia text for growing corpora)."""
-    from proofbook.data.misc_fever import read_climate_fever
 
     pairs = [(e.article, e.sentence) for claim in read_climate_fever(data_dir) for e in claim.evidences]
     return Corpus.from_sentences(pairs, "climate_fever")

@@ -26,15 +26,18 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from proofbook.core.cache import ArtifactCache, fingerprint
-from proofbook.core.training import TrainConfig
-from proofbook.core.cache import object_codec
-from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig, MentionsOnly
 from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever, make_examples
-from proofbook.index.bm25 import DocumentIndex
+from proofbook.admiral.retrieval.metrics import per_claim_metrics
+from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig, MentionsOnly
 from proofbook.admiral.retrieval.pretraining import copy_examples
-from proofbook.admiral.retrieval.reranker import SentenceReranker, reranker_examples, train_reranker
+from proofbook.admiral.retrieval.reranker import (SentenceReranker, default_train_config, reranker_examples,
+                                                  train_reranker)
 from proofbook.admiral.retrieval.tasks import RetrievalTask
+from proofbook.core import intervals
+from proofbook.core.cache import ArtifactCache, fingerprint, object_codec, pickle_codec
+from proofbook.core.training import TrainConfig
+from proofbook.index.bm25 import DocumentIndex
+from proofbook.index.dense import DenseIndex
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +127,6 @@ def _train_hop_model(tasks: Sequence[RetrievalTask], hop: int, settings: Trainin
 
 
 def _train_reranker(tasks: Sequence[RetrievalTask], settings: TrainingSettings) -> SentenceReranker:
-    from proofbook.admiral.retrieval.reranker import default_train_config
 
     train, dev = [], []
     for task in tasks:
@@ -201,7 +203,6 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
     to rank without the model).  ``fulltrie=False`` leaves out ``admiral-fulltrie`` (when the book's config already decodes over the
     corpus tree it is the same system; the book runs it on HoVer only, to fit the time budget).
     """
-    from proofbook.index.dense import DenseIndex
 
     ids, texts = [c.id for c in claims], [c.claim for c in claims]
     index = DocumentIndex(task.corpus)
@@ -262,8 +263,6 @@ def _compared(metric: str) -> bool:
 def metric_rows(run: TaskRun, split: str = "dev", seed: int = 0) -> list[dict]:
     """Result rows of every system on one task run, each value with its 95% bootstrap interval, and
     the paired differences of :data:`COMPARISONS` at recall@5, recall@10 and (HoVer) recall@5 by hops."""
-    from proofbook.core import intervals
-    from proofbook.admiral.retrieval.metrics import per_claim_metrics
 
     per_system = {system: per_claim_metrics(run.rankings[system], run.claims, by_hops=run.dataset == "hover")
                   for system in SYSTEMS if system in run.rankings}
@@ -310,7 +309,6 @@ def run_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, c
 def stored_run(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig = AdmiralConfig(),
                cache: ArtifactCache | None = None, fulltrie: bool | None = None) -> TaskRun | None:
     """The run :func:`cached_run` stored for these arguments, or None when there is none (nothing is run)."""
-    from proofbook.core.cache import pickle_codec
 
     fulltrie = task.dataset in FULLTRIE_DATASETS if fulltrie is None else fulltrie
     return (cache or ArtifactCache()).get("admiral-run", run_key(task, claims, settings, config, fulltrie),

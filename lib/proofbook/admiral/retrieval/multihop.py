@@ -47,6 +47,7 @@ from typing import Callable, Sequence
 
 from tqdm.auto import tqdm
 
+from proofbook.admiral.retrieval.pretraining import title_mentions
 from proofbook.core.corpus import Corpus, Sentence
 
 #: the hop models' title sets (``AdmiralConfig.hop_titles``)
@@ -148,7 +149,6 @@ class MentionsOnly:
 
     def generate_batch(self, queries: Sequence[tuple[str, Sequence[Sentence]]], beam: int = 25,
                        candidates: Sequence[Sequence[str]] | None = None) -> list[list[RankedTitle]]:
-        from proofbook.admiral.retrieval.pretraining import title_mentions
 
         if candidates is None:
             raise ValueError("MentionsOnly ranks the linked titles of each hop: use AdmiralConfig(hop_titles='linked')")
@@ -193,7 +193,6 @@ class Admiral:
         """The per-query title set of ``hop_titles="linked"``: titles mentioned in the input sentences
         (in sentence order; :func:`proofbook.admiral.retrieval.pretraining.title_mentions`, our stand-in for
         Wikipedia's hyperlinks), then BM25's top ``linked_bm25_k`` pages for the claim plus the sentences."""
-        from proofbook.admiral.retrieval.pretraining import title_mentions
 
         if self._mentions is None:
             self._mentions = title_mentions(self.corpus)

@@ -35,7 +35,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from proofbook.core.corpus import Corpus, Sentence
-from proofbook.admiral.retrieval.autoregressive import RetrievalExample, _negative_sampler
+from proofbook.admiral.retrieval.autoregressive import RetrievalExample, negative_sampler
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
 MIN_SURFACE_CHARS = 4
@@ -122,7 +122,7 @@ def copy_examples(corpus: Corpus, hop: int, *, max_sentences: int = 4, seed: int
     if hop < 0:
         raise ValueError(f"hop must be >= 0, got {hop}")
     mentions = title_mentions(corpus) if mentions is None else mentions
-    draw = _negative_sampler(corpus)
+    draw = negative_sampler(corpus)
     examples: list[RetrievalExample] = []
     for sid, titles in mentions.items():
         sentence = corpus.sentence(sid)

@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 
 from proofbook.core.corpus import Corpus
 from proofbook.data.base import in_evaluation_part
+from proofbook.data.feverous import build_feverous_corpus, read_feverous_claims
+from proofbook.data.fm2 import build_fm2_corpus, read_fm2_claims
+from proofbook.data.hover import build_hover_corpus, read_hover_claims
 
 DATASETS = ("hover", "feverous_s", "feverous_s+distractors")
 
@@ -68,7 +71,6 @@ def _split(claims: list[RetrievalClaim], keys: list[str], corpus: Corpus, task: 
 
 
 def _hover(data_dir) -> tuple[Corpus, list[RetrievalClaim], list[str], int]:
-    from proofbook.data.hover import build_hover_corpus, read_hover_claims
 
     raw = read_hover_claims(data_dir, "dev")
     corpus = build_hover_corpus(data_dir, raw)
@@ -88,7 +90,6 @@ def _hover(data_dir) -> tuple[Corpus, list[RetrievalClaim], list[str], int]:
 
 
 def _feverous(data_dir) -> tuple[Corpus, list[RetrievalClaim], list[str], int]:
-    from proofbook.data.feverous import build_feverous_corpus, read_feverous_claims
 
     raw = read_feverous_claims(data_dir, "dev")
     corpus = build_feverous_corpus(raw)
@@ -109,7 +110,6 @@ def load_task(dataset: str, data_dir: os.PathLike | str | None = None) -> Retrie
     else:
         corpus, claims, keys, unmatched = _feverous(data_dir)
         if dataset == "feverous_s+distractors":
-            from proofbook.data.fm2 import build_fm2_corpus, read_fm2_claims
 
             hover_corpus = _hover(data_dir)[0]
             corpus = corpus.merged(hover_corpus, build_fm2_corpus(read_fm2_claims(data_dir, "dev")),

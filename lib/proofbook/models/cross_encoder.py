@@ -10,7 +10,6 @@ gives a distribution over the labels.  ``fit`` goes through :func:`proofbook.cor
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -19,8 +18,9 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from proofbook.models.loading import load_classifier, load_tokenizer, quiet_transformers, resolve_checkpoint
 from proofbook.core.training import TrainConfig, TrainResult, train
+from proofbook.models.loading import (load_classifier, load_tokenizer, read_settings, resolve_checkpoint,
+                                      save_with_settings)
 
 CONFIG_FILE = "cross_encoder.json"
 #: how a new classification head is initialised; enters the cache keys of models built after other
@@ -194,20 +194,11 @@ class CrossEncoder:
 
     def save(self, folder: os.PathLike | str) -> Path:
         """Write weights, tokenizer and ``cross_encoder.json`` (labels, max_length) into ``folder``."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        with quiet_transformers():
-            self.model.save_pretrained(folder)
-            self.tokenizer.save_pretrained(folder)
         settings = {"labels": self.labels, "max_length": self.max_length, "trained_from": self.checkpoint}
-        (folder / CONFIG_FILE).write_text(json.dumps(settings, indent=1, ensure_ascii=False), encoding="utf-8")
-        return folder
+        return save_with_settings(folder, self.model, self.tokenizer, CONFIG_FILE, settings)
 
     @classmethod
     def load(cls, folder: os.PathLike | str, device: str | None = None) -> "CrossEncoder":
         """A cross-encoder written by :meth:`save`."""
-        settings_file = Path(folder) / CONFIG_FILE
-        if not settings_file.is_file():
-            raise FileNotFoundError(f"{settings_file}: missing; not a folder written by CrossEncoder.save")
-        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        settings = read_settings(folder, CONFIG_FILE, "CrossEncoder.save")
         return cls(folder, labels=settings["labels"], max_length=settings["max_length"], device=device)

@@ -359,3 +359,24 @@ def hf_codec() -> Codec:
         model.eval()
         return (model, load_tokenizer(folder)) if info["tokenizer"] else model
     return Codec(save, load)
+
+
+def save_with_settings(folder: os.PathLike | str, model, tokenizer, settings_file: str, settings: dict) -> Path:
+    """Write ``model``'s weights, its ``tokenizer`` and ``settings`` (JSON, as ``settings_file``) into ``folder``:
+    the one way every model trained here is saved (a cross-encoder, a seq2seq model, the title retriever)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with quiet_transformers():
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    (folder / settings_file).write_text(json.dumps(settings, indent=1, ensure_ascii=False), encoding="utf-8")
+    return folder
+
+
+def read_settings(folder: os.PathLike | str, settings_file: str, writer: str) -> dict:
+    """The settings a ``writer`` (``"CrossEncoder.save"``, ...) stored in ``folder`` with :func:`save_with_settings`;
+    a clear :class:`FileNotFoundError` for a folder it did not write."""
+    path = Path(folder) / settings_file
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing; not a folder written by {writer}")
+    return json.loads(path.read_text(encoding="utf-8"))

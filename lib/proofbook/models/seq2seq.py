@@ -23,7 +23,6 @@ EOS included (beam search's ``sequences_scores`` with ``length_penalty=1``, whic
 """
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import dataclass
@@ -32,11 +31,12 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, load_model, load_seq2seq, load_tokenizer,
-                                      quiet_transformers, resolve_checkpoint, set_special_token_ids, small_seq2seq,
-                                      special_token_ids, warm_start_seq2seq_from_encoder)
-from proofbook.models.pointer import CopyBart
 from proofbook.core.training import TrainConfig, TrainResult, set_seed, train
+from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, load_model, load_seq2seq, load_tokenizer,
+                                      quiet_transformers, read_settings, resolve_checkpoint, save_with_settings,
+                                      set_special_token_ids, small_seq2seq, special_token_ids,
+                                      warm_start_seq2seq_from_encoder)
+from proofbook.models.pointer import CopyBart
 
 CONFIG_FILE = "proofbook_seq2seq.json"
 #: transformers starts beams 2..n at -1e9; a beam still below this at the end is a filler copy
@@ -107,6 +107,17 @@ def mean_logprob(step_logits: Sequence[torch.Tensor], tokens: torch.Tensor, eos_
     return ((picked * mask).sum(dim=1) / mask.sum(dim=1)).tolist()
 
 
+def generation_ids(model) -> tuple[int, int]:
+    """The end-of-sequence and padding token ids of a seq2seq ``model``'s generation config; a clear error when it
+    lacks them or a decoder start token (set them with :func:`proofbook.models.loading.set_special_token_ids`)."""
+    config = model.generation_config
+    eos, pad = first_id(config.eos_token_id), first_id(config.pad_token_id)
+    if eos is None or pad is None or config.decoder_start_token_id is None:
+        raise ValueError("the model's generation config lacks eos/pad/decoder_start token ids; "
+                         "use proofbook.models.loading.set_special_token_ids")
+    return eos, pad
+
+
 def prefix_allowed_tokens_fn(constraints, skip_first: int = 1) -> Callable[[int, Any], list[int]]:
     """The ``prefix_allowed_tokens_fn(batch_id, sent)`` that ``generate()`` calls at every step.
 
@@ -139,12 +150,7 @@ class Seq2Seq:
         positions = getattr(config, "max_position_embeddings", None)
         self.max_input_length = min(max_input_length, positions) if positions else max_input_length
         self.max_target_length = max_target_length
-        generation = model.generation_config
-        self.eos_token_id = first_id(generation.eos_token_id)
-        self.pad_token_id = first_id(generation.pad_token_id)
-        if self.eos_token_id is None or self.pad_token_id is None or generation.decoder_start_token_id is None:
-            raise ValueError("the model's generation config lacks eos/pad/decoder_start token ids; "
-                             "use proofbook.models.loading.set_special_token_ids")
+        self.eos_token_id, self.pad_token_id = generation_ids(model)
         self._prefix_ids, self._suffix_ids = special_frame(tokenizer)
 
     def __repr__(self) -> str:
@@ -381,15 +387,9 @@ class Seq2Seq:
     # -- persistence
     def save(self, folder: os.PathLike | str) -> Path:
         """Write model, tokenizer and settings into ``folder`` (usable with ``object_codec``)."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        with quiet_transformers():
-            self.model.save_pretrained(folder)
-            self.tokenizer.save_pretrained(folder)
         settings = {"max_input_length": self.max_input_length, "max_target_length": self.max_target_length,
                     "backend": self.backend, "model_class": type(self.model).__name__}
-        (folder / CONFIG_FILE).write_text(json.dumps(settings, indent=1), encoding="utf-8")
-        return folder
+        return save_with_settings(folder, self.model, self.tokenizer, CONFIG_FILE, settings)
 
     @classmethod
     def load(cls, folder: os.PathLike | str, device: str | None = None) -> "Seq2Seq":
@@ -397,11 +397,8 @@ class Seq2Seq:
         import transformers
 
         folder = resolve_checkpoint(folder)
-        settings_file = folder / CONFIG_FILE
-        if not settings_file.is_file():
-            raise FileNotFoundError(f"{settings_file}: missing; not a folder written by Seq2Seq.save "
-                                    "(use Seq2Seq.from_checkpoint for a plain checkpoint folder)")
-        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        settings = read_settings(folder, CONFIG_FILE, "Seq2Seq.save (use Seq2Seq.from_checkpoint for a plain "
+                                                      "checkpoint folder)")
         model_class = settings.pop("model_class")
         model = load_model(CopyBart if model_class == "CopyBart" else getattr(transformers, model_class), folder)
         return cls(model, load_tokenizer(folder), device=device, **settings)

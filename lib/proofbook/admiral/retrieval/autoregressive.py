@@ -56,14 +56,14 @@ import torch
 from tqdm.auto import tqdm
 
 from proofbook.core.corpus import Corpus, Sentence
-from proofbook.models.loading import (load_model, load_seq2seq, load_tokenizer, quiet_transformers, resolve_checkpoint,
-                                      set_special_token_ids, small_seq2seq, special_token_ids,
-                                      warm_start_seq2seq_from_encoder)
-from proofbook.models.seq2seq import FILLER_SCORE, collate, first_id, mean_logprob, special_frame
 from proofbook.core.training import TrainConfig, TrainResult, set_seed, train
 from proofbook.index.prefix_tree import (POINTER_TEMPLATE, TITLE_TEMPLATE, TitleTrie, encode_segment, pointer_tree,
                                          retrieval_constraint)
-from proofbook.models.seq2seq import prefix_allowed_tokens_fn
+from proofbook.models.loading import (load_model, load_seq2seq, load_tokenizer, quiet_transformers, read_settings,
+                                      resolve_checkpoint, save_with_settings, set_special_token_ids, small_seq2seq,
+                                      special_token_ids, warm_start_seq2seq_from_encoder)
+from proofbook.models.seq2seq import (FILLER_SCORE, collate, first_id, generation_ids, mean_logprob,
+                                      prefix_allowed_tokens_fn, special_frame)
 
 logger = logging.getLogger(__name__)
 
@@ -270,12 +270,7 @@ class AutoregressiveRetriever:
         self.use_titles(titles)
         positions = self._max_positions()
         self.max_input_length = min(max_input_length, positions) if positions else max_input_length
-        config = model.generation_config
-        self.eos_token_id = first_id(config.eos_token_id)
-        self.pad_token_id = first_id(config.pad_token_id)
-        if self.eos_token_id is None or self.pad_token_id is None or config.decoder_start_token_id is None:
-            raise ValueError("the model's generation config lacks eos/pad/decoder_start token ids; "
-                             "use proofbook.models.loading.set_special_token_ids")
+        self.eos_token_id, self.pad_token_id = generation_ids(model)
         self.separator = tokenizer.sep_token or tokenizer.eos_token
         if self.separator is None:
             raise ValueError(f"{type(tokenizer).__name__} has neither a SEP nor an EOS token to separate the claim")
@@ -541,16 +536,11 @@ class AutoregressiveRetriever:
     # -- persistence
     def save(self, folder: os.PathLike | str) -> Path:
         """Write model, tokenizer, settings and titles into ``folder`` (for ``object_codec``)."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        with quiet_transformers():
-            self.model.save_pretrained(folder)
-            self.tokenizer.save_pretrained(folder)
         settings = {"hop": self.hop, "max_input_length": self.max_input_length, "max_sentences": self.max_sentences,
                     "pointer_rule": self.pointer_rule, "use_pointers": self.use_pointers,
                     "length_penalty": self.length_penalty, "backend": self.backend,
                     "model_class": type(self.model).__name__}
-        (folder / CONFIG_FILE).write_text(json.dumps(settings, indent=1), encoding="utf-8")
+        folder = save_with_settings(folder, self.model, self.tokenizer, CONFIG_FILE, settings)
         titles = self._all_titles if self._all_titles is not None else self.title_trie.titles
         (folder / TITLES_FILE).write_text(json.dumps(titles, ensure_ascii=False), encoding="utf-8")
         return folder
@@ -561,10 +551,7 @@ class AutoregressiveRetriever:
         import transformers
 
         folder = resolve_checkpoint(folder)
-        settings_file = folder / CONFIG_FILE
-        if not settings_file.is_file():
-            raise FileNotFoundError(f"{settings_file}: missing; not a folder written by AutoregressiveRetriever.save")
-        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        settings = read_settings(folder, CONFIG_FILE, "AutoregressiveRetriever.save")
         model = load_model(getattr(transformers, settings.pop("model_class")), folder)
         titles = json.loads((folder / TITLES_FILE).read_text(encoding="utf-8"))
         return cls(model, load_tokenizer(folder), titles, device=device, **settings)

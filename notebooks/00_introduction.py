@@ -78,14 +78,12 @@ import seaborn as sns
 from myst_nb import glue
 
 from proofbook.data import catalog
-from proofbook.core.paths import resolve_data_dir
-from proofbook.core.results import Results
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.chapter import start
+from proofbook.render.figures import save_figure
 
-use_style()
-data_path = resolve_data_dir(data_dir)
-params = dict(data_dir=str(data_path), split=split, limit=limit, seed=seed, smoke=smoke)
-results = Results("introduction/00_introduction", params, results_dir)
+chapter = start("introduction/00_introduction", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir)
+data_path, results = chapter.data_path, chapter.results
 print(f"data directory: {data_path}")
 
 # %% [markdown]

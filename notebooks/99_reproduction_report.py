@@ -56,17 +56,16 @@ from myst_nb import glue
 
 from proofbook.core import claims
 from proofbook.core.paths import PROJECT_ROOT
-from proofbook.core.results import Results
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.chapter import start
+from proofbook.render.figures import save_figure
 from proofbook.render.report import claims_figure
 
-use_style()
+chapter = start("report/99_reproduction_report", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir, compare_results_dir=compare_results_dir)
+results = chapter.results
 folder = Path(results_dir) if Path(results_dir).is_absolute() else PROJECT_ROOT / results_dir
 rows = claims.load_rows(folder)
 found = claims.verdicts(rows)
-results = Results("report/99_reproduction_report", dict(data_dir=data_dir, split=split, limit=limit, seed=seed,
-                                                       smoke=smoke, compare_results_dir=compare_results_dir),
-                  results_dir)
 results.extend(claims.verdict_rows(found))
 print(f"{len(rows)} results files read from {results_dir}; {len(found)} claims")
 

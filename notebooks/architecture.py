@@ -56,13 +56,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.render import architecture
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.figures import save_figure
 
-use_style()
-results = Results("reference/architecture", dict(data_dir=data_dir, split=split, limit=limit, seed=seed,
-                                                 smoke=smoke), results_dir)
+chapter = start("reference/architecture", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir)
+results = chapter.results
 layers = architecture.contract_layers()
 edges = architecture.package_imports()
 module_rows = architecture.modules()

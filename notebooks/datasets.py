@@ -24,12 +24,11 @@ import pandas as pd
 from myst_nb import glue
 
 from proofbook.data import catalog
-from proofbook.core.paths import resolve_data_dir
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 
-data_path = resolve_data_dir(data_dir)
-results = Results("reference/datasets", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed,
-                                             smoke=smoke), results_dir)
+chapter = start("reference/datasets", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir)
+data_path, results = chapter.data_path, chapter.results
 rows = catalog.sources_table(data_path, results_dir)
 for row in rows:
     results.add(row["dataset folder"], "all", "data-directory", "bytes", row["bytes present"], row["present"])

@@ -34,21 +34,17 @@ n_examples = 10
 import pandas as pd
 from myst_nb import glue
 
-from proofbook.core.paths import resolve_data_dir
-from proofbook.core.training import set_seed
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.admiral.retrieval import experiments
 from proofbook.admiral.retrieval.metrics import recall_at_k
 from proofbook.admiral.retrieval.showcase import showcase_claim
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.retrieval import beams_frame, decoding_steps, ranking_frame, sentences_frame
 
-set_seed(seed)
-data_path = resolve_data_dir(data_dir)
-settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
-results = Results("admiral/01_method", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed, smoke=smoke,
-                                           example_id=example_id, sample_seed=sample_seed, n_examples=n_examples),
-                  results_dir)
+chapter = start("admiral/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=experiments.TrainingSettings, example_id=example_id,
+                sample_seed=sample_seed, n_examples=n_examples)
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 hover, feverous = load_task("hover", data_path), load_task("feverous_s", data_path)
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     hover, feverous = smoke_task(hover, seed=seed), smoke_task(feverous, seed=seed)

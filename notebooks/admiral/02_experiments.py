@@ -58,26 +58,21 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.core.paths import resolve_data_dir
-from proofbook.core.training import set_seed
 from proofbook.core import claims as paper_claims
 from proofbook.core import intervals
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.admiral.retrieval import experiments
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
-from proofbook.render.figures import bars_with_intervals, save_figure, use_style
+from proofbook.render.figures import bars_with_intervals, save_figure
 
-use_style()
-set_seed(seed)
 n_claims = limit or (experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
-data_path = resolve_data_dir(data_dir)
-settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
 config = experiments.book_config(smoke)
-results = Results("admiral/02_experiments", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
-                                                  smoke=smoke, training=settings.__dict__), results_dir)
+chapter = start("admiral/02_experiments", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=experiments.TrainingSettings, record_settings="training")
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 print(f"data: {data_path}; {n_claims} evaluation claims per dataset; training settings: {settings}")
 
 # %% [markdown]

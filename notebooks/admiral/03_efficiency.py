@@ -34,27 +34,22 @@ import pandas as pd
 from myst_nb import glue
 
 from proofbook.core import claims as paper_claims
-from proofbook.core.paths import resolve_data_dir
 from proofbook.data.feverous import build_feverous_corpus, read_feverous_claims
 from proofbook.data.fm2 import build_fm2_corpus, read_fm2_claims
 from proofbook.core.cache import ArtifactCache
-from proofbook.core.training import set_seed
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.admiral.retrieval import experiments
 from proofbook.index.bm25 import benchmark_backends
 from proofbook.index.dense import DenseIndex
 from proofbook.admiral.retrieval.efficiency import admiral_index, climate_fever_corpus, grown_corpus
 from proofbook.admiral.retrieval.tasks import RetrievalTask, load_task, smoke_task
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.figures import save_figure
 
-use_style()
-set_seed(seed)
-data_path = resolve_data_dir(data_dir)
 n_latency = limit or (3 if smoke else 20)       # claims timed per corpus size
 factors = (1, 2) if smoke else (1, 2, 4)
-settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
-results = Results("admiral/03_efficiency", dict(data_dir=str(data_path), split=split, limit=n_latency, seed=seed,
-                                                 smoke=smoke, factors=list(factors)), results_dir)
+chapter = start("admiral/03_efficiency", data_dir=data_dir, split=split, limit=n_latency, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=experiments.TrainingSettings, factors=list(factors))
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 
 # %% [markdown]
 # ## Growing the corpus

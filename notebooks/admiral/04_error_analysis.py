@@ -29,10 +29,8 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.core.paths import resolve_data_dir
 from proofbook.data.feverous import read_feverous_claims
-from proofbook.core.training import set_seed
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.admiral.retrieval import experiments
 from proofbook.core import intervals
 from proofbook.core.examples import by_id, sample
@@ -40,17 +38,14 @@ from proofbook.render.tables import FilterableTable
 from proofbook.admiral.retrieval.errors import STAGES, error_rows, most_common_text
 from proofbook.admiral.retrieval.metrics import recall_at_k
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.figures import save_figure
 from proofbook.render.retrieval import beams_frame, sentences_frame
 
-use_style()
-set_seed(seed)
 n_claims = limit or (experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT)
-data_path = resolve_data_dir(data_dir)
-settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
-results = Results("admiral/04_error_analysis", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
-                                                     smoke=smoke,
-                                                     example_id=example_id, sample_seed=sample_seed, n_examples=n_examples), results_dir)
+chapter = start("admiral/04_error_analysis", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=experiments.TrainingSettings, example_id=example_id,
+                sample_seed=sample_seed, n_examples=n_examples)
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 tasks = {name: load_task(name, data_path) for name in ("hover", "feverous_s", "feverous_s+distractors")}
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     tasks = {name: smoke_task(task, seed=seed) for name, task in tasks.items()}

@@ -40,27 +40,22 @@ from IPython.display import HTML, display
 from myst_nb import glue
 
 from proofbook.core import intervals
-from proofbook.core.paths import resolve_data_dir
 from proofbook.data.natlog import read_fewshot_processed
-from proofbook.core.training import set_seed
 from proofbook.admiral.prover import aligned, natlog, operators
 from proofbook.admiral.prover.proofgen import evidence_sets
 from proofbook.core.examples import sample
 from proofbook.admiral.prover.lexical import lexical_operator
 from proofbook.admiral.prover.showcase import showcase_proof
 from proofbook.admiral.prover.experiments import SufficiencySettings, train_prover
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.figures import save_figure
 
-use_style()
-set_seed(seed)
-data_path = resolve_data_dir(data_dir)
-settings = SufficiencySettings.smoke(seed) if smoke else SufficiencySettings(seed=seed)
 n_shown = min(n_examples, 2) if smoke else n_examples      # examples listed in each section
-results = Results("admiral/05_natural_logic", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed,
-                                                    smoke=smoke, example_id=example_id, sample_seed=sample_seed,
-                                                    n_examples=n_examples), results_dir)
+chapter = start("admiral/05_natural_logic", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=SufficiencySettings, example_id=example_id, sample_seed=sample_seed,
+                n_examples=n_examples)
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 
 # %% [markdown]
 # ## The proof format and the automaton

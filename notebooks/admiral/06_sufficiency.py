@@ -63,19 +63,15 @@ from myst_nb import glue
 
 from proofbook.core import claims as paper_claims
 from proofbook.core import intervals
-from proofbook.core.paths import resolve_data_dir
 from proofbook.data.fever_symmetric import read_fever_symmetric
-from proofbook.core.training import set_seed
 from proofbook.admiral.prover import aligned, natlog, stopping, sufficiency
 from proofbook.admiral.prover import experiments as prover_experiments
 from proofbook.admiral.prover.proofgen import evidence_sets
-from proofbook.core.results import Results
+from proofbook.render.chapter import sized_settings, start
 from proofbook.admiral.retrieval import experiments
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.figures import save_figure
 
-use_style()
-set_seed(seed)
 FULL_LIMIT = 100          # evaluation claims per dataset at full size (fits the chapter's time budget)
 FULL_VERDICT_LIMIT = 200  # FEVER-Symmetric pairs per split at full size
 FULL_AUC_CLAIMS = 50      # evaluation claims per dataset whose complete / incomplete selections measure each score
@@ -85,13 +81,13 @@ n_pairs = limit or (6 if smoke else FULL_VERDICT_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
-data_path = resolve_data_dir(data_dir)
-settings = prover_experiments.SufficiencySettings.smoke(seed) if smoke else prover_experiments.SufficiencySettings(seed=seed)
 retrieval_settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
 beam = experiments.book_config(smoke).beam
-results = Results("admiral/06_sufficiency", dict(data_dir=str(data_path), split=split, limit=n_claims, seed=seed,
-                                                  smoke=smoke, iterations=settings.iterations, proof_beam=settings.beam,
-                                                  calibration_claims=settings.calibration_claims), results_dir)
+settings = sized_settings(prover_experiments.SufficiencySettings, seed, smoke)
+chapter = start("admiral/06_sufficiency", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
+                results_dir=results_dir, iterations=settings.iterations, proof_beam=settings.beam,
+                calibration_claims=settings.calibration_claims)
+data_path, results = chapter.data_path, chapter.results
 glue("proof_beam", settings.beam, display=False)
 print(f"data: {data_path}; {n_claims} claims per dataset; limit {settings.iterations} iterations")
 

@@ -55,25 +55,20 @@ from IPython.display import display
 from myst_nb import glue
 
 from proofbook.core import intervals
-from proofbook.core.paths import resolve_data_dir
-from proofbook.core.training import set_seed
 from proofbook.entailer import experiments
 from proofbook.entailer.components import Settings, build_components
 from proofbook.entailer.datasets import evaluation_splits, read_questions
 from proofbook.entailer.search import answer_question
 from proofbook.entailer.showcase import showcase_question
 from proofbook.entailer.trees import TreeView
-from proofbook.core.results import Results
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.chapter import start
+from proofbook.render.figures import save_figure
 
-use_style()
-set_seed(seed)
-data_path = resolve_data_dir(data_dir)
-settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
+chapter = start("entailer/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=Settings, record_settings="settings", example_id=example_id,
+                sample_seed=sample_seed, n_examples=n_examples)
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 splits = evaluation_splits(data_path, "obqa", split)
-results = Results("entailer/01_method", dict(data_dir=str(data_path), split=split, limit=limit, seed=seed,
-                                             smoke=smoke, settings=settings.__dict__, example_id=example_id,
-                                             sample_seed=sample_seed, n_examples=n_examples), results_dir)
 print(f"data: {data_path}; OBQA split {splits[0]}; settings: {settings}")
 
 # %% [markdown]

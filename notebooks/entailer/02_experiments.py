@@ -54,22 +54,17 @@ import seaborn as sns
 from myst_nb import glue
 
 from proofbook.core import claims, intervals
-from proofbook.core.paths import resolve_data_dir
-from proofbook.core.training import set_seed
 from proofbook.entailer import experiments
 from proofbook.entailer.components import Settings, build_components
 from proofbook.entailer.datasets import evaluation_plan, evaluation_splits, read_questions
-from proofbook.core.results import Results
-from proofbook.render.figures import bars_with_intervals, save_figure, use_style
+from proofbook.render.chapter import start
+from proofbook.render.figures import bars_with_intervals, save_figure
 
-use_style()
-set_seed(seed)
 FULL_LIMIT = 100        # questions per split at full size (the chapter's time budget; at least 100)
 n_questions = limit or (4 if smoke else FULL_LIMIT)
-data_path = resolve_data_dir(data_dir)
-settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
-results = Results("entailer/02_experiments", dict(data_dir=str(data_path), split=split, limit=n_questions, seed=seed,
-                                                  smoke=smoke, settings=settings.__dict__), results_dir)
+chapter = start("entailer/02_experiments", data_dir=data_dir, split=split, limit=n_questions, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=Settings, record_settings="settings")
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 datasets = evaluation_plan(data_path, split)
 print(f"data: {data_path}; {n_questions} questions per split; evaluation splits: {datasets}")
 

@@ -40,32 +40,27 @@ from IPython.display import display
 from myst_nb import glue
 
 from proofbook.core import intervals
-from proofbook.core.paths import resolve_data_dir
 from proofbook.core.examples import by_id, shuffled
 from proofbook.entailer.trees import render_html
 from proofbook.render.tables import FilterableTable
-from proofbook.core.training import set_seed
 from proofbook.entailer import experiments
 from proofbook.entailer.analysis import ERROR_CATEGORIES, errors, memory_demo
 from proofbook.entailer.components import Settings, build_components
 from proofbook.entailer.datasets import evaluation_splits, read_questions
 from proofbook.entailer.memory import BeliefMemory
 from proofbook.entailer.trees import TreeView
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.index.dense import SentenceEmbedder
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.figures import save_figure
 
-use_style()
-set_seed(seed)
 FULL_LIMIT = 100        # the experiments chapter's questions (its runs are read from the cache)
 n_questions = limit or (4 if smoke else FULL_LIMIT)
 SYSTEM = "entailer-sampled-d1"
-data_path = resolve_data_dir(data_dir)
-settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
+chapter = start("entailer/03_error_analysis", data_dir=data_dir, split=split, limit=n_questions, seed=seed,
+                smoke=smoke, results_dir=results_dir, settings=Settings, record_settings="settings",
+                example_id=example_id, sample_seed=sample_seed, n_examples=n_examples)
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 split_name = evaluation_splits(data_path, "obqa", split)[0]
-results = Results("entailer/03_error_analysis", dict(data_dir=str(data_path), split=split, limit=n_questions,
-                                                     seed=seed, smoke=smoke, settings=settings.__dict__,
-                                                     example_id=example_id, sample_seed=sample_seed, n_examples=n_examples), results_dir)
 components = build_components(data_path, settings)
 questions = read_questions(data_path, "obqa", split_name)[:n_questions]
 runs = experiments.run_systems(questions, components, settings, "obqa", split_name, progress=not smoke)

@@ -42,9 +42,8 @@ import pandas as pd
 from myst_nb import glue
 
 from proofbook.core.cache import ArtifactCache
-from proofbook.core.training import set_seed
 from proofbook.models.llm import endpoint_configured
-from proofbook.core.results import Results
+from proofbook.render.chapter import start
 from proofbook.wild import experiments
 from proofbook.wild.datasets import load_data, snippet_words
 from proofbook.wild.pipeline import replay_pipeline
@@ -52,12 +51,11 @@ from proofbook.wild.tables import llm_questions, llm_summaries, predictions_fram
 from proofbook.wild.decomposition import AnnotatedQuestions
 from proofbook.wild.showcase import showcase_claim
 
-set_seed(seed)
-settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
 data = load_data(data_dir)
-results = Results("wild/01_method", dict(data_dir=str(data.root), split=split, limit=limit, seed=seed, smoke=smoke,
-                                         example_id=example_id, sample_seed=sample_seed, n_examples=n_examples),
-                  results_dir)
+chapter = start("wild/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=experiments.WildSettings, example_id=example_id,
+                sample_seed=sample_seed, n_examples=n_examples)
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 models = experiments.train_models(data, settings, ArtifactCache(), progress=not smoke)
 pipeline = replay_pipeline(data, models)
 chosen = showcase_claim(pipeline, data.claimdecomp["test"], example_id, sample_seed)

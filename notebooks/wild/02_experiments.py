@@ -55,19 +55,16 @@ from myst_nb import glue
 
 from proofbook.core import claims, intervals
 from proofbook.core.cache import ArtifactCache
-from proofbook.core.training import set_seed
-from proofbook.core.results import Results
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.chapter import start
+from proofbook.render.figures import save_figure
 from proofbook.wild import experiments
 from proofbook.wild.datasets import data_summary, load_data, snippet_words
 
-use_style()
-set_seed(seed)
-settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
 n_limit = limit or (6 if smoke else None)   # full size: every evaluation claim present
 data = load_data(data_dir, split=split, limit=n_limit)
-results = Results("wild/02_experiments", dict(data_dir=str(data.root), split=split, limit=n_limit, seed=seed,
-                                              smoke=smoke, settings=str(settings)), results_dir)
+chapter = start("wild/02_experiments", data_dir=data_dir, split=split, limit=n_limit, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=experiments.WildSettings, record_settings="settings")
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 n_test = len(data.evaluation.get(("claimdecomp", "test"), []))
 glue("n_test", n_test, display=False)
 glue("one_claim", f"{1 / max(1, n_test):.3f}", display=False)

@@ -35,21 +35,18 @@ from proofbook.data.politifact import LABELS
 from proofbook.core.examples import shuffled
 from proofbook.render.tables import FilterableTable
 from proofbook.core.cache import ArtifactCache
-from proofbook.core.training import set_seed
-from proofbook.core.results import Results
-from proofbook.render.figures import save_figure, use_style
+from proofbook.render.chapter import start
+from proofbook.render.figures import save_figure
 from proofbook.wild import experiments
 from proofbook.wild.datasets import load_data
 from proofbook.wild.tables import mae_by_label_frame
 
-use_style()
-set_seed(seed)
-settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
 n_limit = limit or (6 if smoke else None)
 data = load_data(data_dir, split=split, limit=n_limit)
-results = Results("wild/03_error_analysis", dict(data_dir=str(data.root), split=split, limit=n_limit, seed=seed,
-                                                 smoke=smoke,
-                                                 example_id=example_id, sample_seed=sample_seed, n_examples=n_examples), results_dir)
+chapter = start("wild/03_error_analysis", data_dir=data_dir, split=split, limit=n_limit, seed=seed, smoke=smoke,
+                results_dir=results_dir, settings=experiments.WildSettings, example_id=example_id,
+                sample_seed=sample_seed, n_examples=n_examples)
+data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 cache = ArtifactCache()
 models = experiments.train_models(data, settings, cache, progress=not smoke)
 run = experiments.run_experiments(data, models, settings, cache, progress=not smoke)

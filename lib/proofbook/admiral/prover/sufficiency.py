@@ -10,7 +10,7 @@ proof ends in SUPPORTS or REFUTES.
 
 Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``sufficiency`` hook of
 :class:`proofbook.admiral.retrieval.multihop.Admiral`, plus a batched ``decide_many`` used by
-:func:`simulate_stopping`.  The systems of the paper's Table 6 (as named in ``admiral/06_sufficiency``):
+:func:`proofbook.admiral.prover.stopping.simulate_stopping`.  The systems of the paper's Table 6 (as named in ``admiral/06_sufficiency``):
 
 * ``suff-natlog`` -- by default (``builder="aligned"``) :class:`AlignedSufficiency`: proofs built by aligning
   claim chunks to evidence spans and predicting each pair's operator in context (:mod:`proofbook.admiral.prover.aligned`,
@@ -23,15 +23,15 @@ Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``s
 * ``suff-classifier`` -- :class:`ClassifierSufficiency`: a MiniLM cross-encoder on (claim, the selected
   sentences) trained on sufficient / insufficient selections of the training claims (the paper uses a
   BART classifier), its probability threshold chosen on the same calibration selections as the natural-logic
-  rule's (:func:`calibrate_classifier`);
+  rule's (:func:`proofbook.admiral.prover.calibration.calibrate_classifier`);
 * ``suff-always`` / ``suff-never`` / ``fixed-2`` -- stop after iteration 1 / run to the limit / stop after
   iteration 2; ``oracle`` -- stop as soon as the selected sentences hold a full gold evidence set.
 
 An empty selection is insufficient, with the reason (:data:`NO_EVIDENCE`) recorded in the :class:`Decision`.
 Whether a builder's score sees missing evidence at all is measured apart from the loop:
-:func:`calibration_auc_rows` on complete vs one-gold-sentence-removed selections of evaluation claims.
+:func:`proofbook.admiral.prover.experiments.calibration_auc_rows` on complete vs one-gold-sentence-removed selections of evaluation claims.
 
-The truth at a decision point (:func:`selection_is_sufficient`): HoVer -- the selected sentences contain
+The truth at a decision point (:func:`proofbook.admiral.prover.stopping.selection_is_sufficient`): HoVer -- the selected sentences contain
 every gold sentence; FEVEROUS-S, whose pages hold only gold sentences -- the selected sentences' pages
 cover every gold page (page recall).
 """

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from proofbook.core.cache import ArtifactCache
+from proofbook.render.chapter import sized_settings
 
 #: what each explainer needs ``make book`` to have cached, for the error message
 BUILT_BY = {"admiral": "make book (the chapters admiral/02_experiments and admiral/05_natural_logic)",
@@ -110,8 +111,8 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
     tasks = [load_task(name, data_path) for name in ("hover", "feverous_s")]
     if smoke:
         tasks = [smoke_task(task, seed=seed) for task in tasks]
-    settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
-    suff_settings = SufficiencySettings.smoke(seed) if smoke else SufficiencySettings(seed=seed)
+    settings = sized_settings(experiments.TrainingSettings, seed, smoke)
+    suff_settings = sized_settings(SufficiencySettings, seed, smoke)
     components = experiments.train_components(tasks, settings, cache)
     prover = train_prover(tasks, suff_settings, data_path, cache, progress=progress)
     rule = prover.natlog(suff_settings, tasks[0].dataset)
@@ -199,7 +200,7 @@ def explain_entailer(question: str, options: Sequence[str], data_dir=None, smoke
     options = check_options(options)
     for option in options:
         check_text(option, "option")
-    settings = Settings.smoke(seed) if smoke else Settings(seed=seed)
+    settings = sized_settings(Settings, seed, smoke)
     components = build_components(resolve_data_dir(data_dir), settings, _cache(smoke, "entailer", cache))
     labelled = [Option(chr(ord("A") + i), text) for i, text in enumerate(options)]
     item = Question("explain", question, labelled, answer_key="", source="command line")
@@ -273,7 +274,7 @@ def explain_wild(claim_id: str, data_dir=None, smoke: bool = False, seed: int = 
         raise ValueError("the claim id is empty")
     data = load_data(data_dir)
     claim = find_claim(data, claim_id)
-    settings = experiments.WildSettings.smoke(seed) if smoke else experiments.WildSettings.full(seed)
+    settings = sized_settings(experiments.WildSettings, seed, smoke)
     models = experiments.train_models(data, settings, _cache(smoke, "wild", cache), progress=progress)
     start = time.perf_counter()
     trace = replay_pipeline(data, models).run(claim)

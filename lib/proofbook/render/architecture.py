@@ -17,10 +17,10 @@ from pathlib import Path
 import grimp
 
 from proofbook.core.paths import PROJECT_ROOT, record_read
+from proofbook.core.provenance import LIBRARY
 
 ROOT = "proofbook"
 CONTRACT = PROJECT_ROOT / ".importlinter"
-LIBRARY = PROJECT_ROOT / "lib" / ROOT
 
 
 def contract_layers(path: Path = CONTRACT) -> list[list[str]]:

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.core.cache import ArtifactCache, CacheCorruptionWarning, file_fingerprint, fingerprint, json_codec
-from proofbook.core.cache import pickle_codec, verify_entry
+from proofbook.core.cache import ArtifactCache, CacheCorruptionWarning, file_fingerprint, fingerprint
+from proofbook.core.codecs import json_codec
+from proofbook.core.cache import verify_entry
+from proofbook.core.codecs import pickle_codec
 
 pytestmark = pytest.mark.unit
 

@@ -106,7 +106,7 @@ def test_explain_wild_unknown_claim_id(real_data_dir, capsys):
 
 @pytest.mark.unit
 def test_load_only_cache_loads_what_is_stored_and_never_builds(tmp_path):
-    from proofbook.core.cache import json_codec
+    from proofbook.core.codecs import json_codec
 
     cache = explain.LoadOnlyCache(tmp_path, paper="wild")
     with pytest.raises(explain.MissingModels, match="make book"):

@@ -142,6 +142,16 @@ def test_load_results_names_bad_row(tmp_path):
         results.load_results(path)
 
 
+def test_load_results_names_the_file_and_line_of_bad_json(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text('{"notebook": "a/b",\n "rows": [1, }\n')
+    with pytest.raises(ValueError, match=r"r\.json: line 2, column \d+: not valid JSON"):
+        results.load_results(path)
+    path.write_text("[]")
+    with pytest.raises(ValueError, match="r.json: expected a JSON object"):
+        results.load_results(path)
+
+
 # ---- fetch ------------------------------------------------------------------------------------
 def test_git_blob_id_matches_git():
     # `printf 'hello\n' | git hash-object --stdin`

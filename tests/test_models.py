@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from proofbook.core.cache import ArtifactCache, object_codec
+from proofbook.core.cache import ArtifactCache
+from proofbook.core.codecs import object_codec
 from proofbook.models.loading import (CheckpointError, hf_codec, load_classifier, load_encoder, load_seq2seq, load_tokenizer,
                                       minilm_path, resolve_checkpoint, small_seq2seq, special_token_ids,
                                       warm_start_seq2seq_from_encoder)

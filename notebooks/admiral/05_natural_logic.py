@@ -42,7 +42,7 @@ from myst_nb import glue
 from proofbook.core import intervals
 from proofbook.data.natlog import read_fewshot_processed
 from proofbook.admiral.prover import aligned, natlog, operators
-from proofbook.admiral.prover.proofgen import evidence_sets
+from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.core.examples import sample
 from proofbook.admiral.prover.lexical import lexical_operator
 from proofbook.admiral.prover.showcase import showcase_proof
@@ -440,7 +440,7 @@ results.save()
 #
 #    :::{dropdown} Hint
 #    `ProofGenerator.generate` drops every beam that `Proof.parse` rejects.  Read `Proof.check` for what a
-#    claim span must satisfy, and `proof_constraint` in `proofbook.admiral.prover.proofgen` for what the constraint
+#    claim span must satisfy, and `proof_constraint` in `proofbook.admiral.prover.proof_format` for what the constraint
 #    guaranteed token by token.
 #    :::
 #

@@ -66,7 +66,7 @@ from proofbook.core import intervals
 from proofbook.data.fever_symmetric import read_fever_symmetric
 from proofbook.admiral.prover import aligned, natlog, stopping, sufficiency
 from proofbook.admiral.prover import experiments as prover_experiments
-from proofbook.admiral.prover.proofgen import evidence_sets
+from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.render.chapter import sized_settings, start
 from proofbook.admiral.retrieval import experiments
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
@@ -81,7 +81,7 @@ n_pairs = limit or (6 if smoke else FULL_VERDICT_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
-retrieval_settings = experiments.TrainingSettings.smoke(seed) if smoke else experiments.TrainingSettings(seed=seed)
+retrieval_settings = sized_settings(experiments.TrainingSettings, seed, smoke)
 beam = experiments.book_config(smoke).beam
 settings = sized_settings(prover_experiments.SufficiencySettings, seed, smoke)
 chapter = start("admiral/06_sufficiency", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,

@@ -289,7 +289,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 #    :::
 #
 # 3. **More or fewer samples.** `Settings.k` is the number of premise sets sampled at the top level. It is a search
-#    setting (`SEARCH_SETTINGS` in `proofbook.entailer.experiments`), not part of any model's cache key. Copy
+#    setting (`Settings.search_settings` in `proofbook.entailer.components`), not part of any model's cache key. Copy
 #    the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`), replace its `settings = ...`
 #    line with `settings = Settings(seed=seed, k=2)`, run the copy with
 #    `python -m proofbook run /tmp/mine/entailer_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then

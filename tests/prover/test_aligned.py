@@ -9,7 +9,7 @@ from proofbook.admiral.prover.aligned import (AlignedProof, AlignedProver, Align
                                               built_examples, decided_verdict, pair_text, roc_auc,
                                               sentence_of, train_context_model, tune_nei_threshold, window)
 from proofbook.admiral.prover.operators import LABELS, OperatorModel
-from proofbook.admiral.prover.proofgen import TrainingProof
+from proofbook.admiral.prover.training_proofs import TrainingProof
 from proofbook.admiral.prover.sufficiency import NO_EVIDENCE, AlignedSufficiency
 from proofbook.admiral.prover.calibration import best_threshold
 
@@ -98,7 +98,7 @@ def tiny_prover():
     pairs = [("is a rapper", "is a rapper", "="), ("was born in Paris", "born in Lyon", "|"),
              ("is alive", "is not alive", "!"), ("in 2012", "the weather", "#")]
     train = [ContextExample(c, e, op, "fewshot", str(i), f"X {c}", f"Y {e}") for i, (c, e, op) in enumerate(pairs * 2)]
-    model = train_context_model(ContextData(train, train[:2]), AlignedSettings.smoke())
+    model = train_context_model(ContextData(train, train[:2]), AlignedSettings.smoke().context_model)
     return AlignedProver(Aligner(), model, rerank=2)
 
 
@@ -151,7 +151,7 @@ def test_pair_text_cuts_contexts_around_the_spans():
     assert window("absent", long) == " ".join(f"w{i}" for i in range(24))    # not found: the start
 
 
-def test_every_training_field_is_in_the_cache_key(tmp_path):
+def test_the_context_model_is_keyed_by_its_training_fields_only(tmp_path):
     import dataclasses
 
     from proofbook.core.cache import ArtifactCache
@@ -166,16 +166,13 @@ def test_every_training_field_is_in_the_cache_key(tmp_path):
 
     data = ContextData([], [])
     base = AlignedSettings.smoke()
-    aligned.cached_context_model(data, base, Recorder(tmp_path))
-    for f in dataclasses.fields(AlignedSettings):
-        if f.name in aligned.USE_FIELDS:
-            continue
-        value = getattr(base, f.name)
-        changed = dataclasses.replace(base, **{f.name: value + 1 if isinstance(value, int) else value * 2})
-        aligned.cached_context_model(data, changed, Recorder(tmp_path))
-        assert seen[-1] != seen[0], f.name
-    aligned.cached_context_model(data, dataclasses.replace(base, rerank=5, threshold=0.3), Recorder(tmp_path))
+    assert type(base.context_model) is aligned.ContextModelSettings
+    aligned.cached_context_model(data, base.context_model, Recorder(tmp_path))
+    changed = dataclasses.replace(base, rerank=5, threshold=0.3, score="weakest")
+    aligned.cached_context_model(data, changed.context_model, Recorder(tmp_path))
     assert seen[-1] == seen[0]
+    aligned.cached_context_model(data, dataclasses.replace(base, epochs=2).context_model, Recorder(tmp_path))
+    assert seen[-1] != seen[0]
 
 
 def test_verdicts_with_and_without_an_nei_threshold():
@@ -207,3 +204,14 @@ def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
     uncalibrated = Prover(None, None, tiny_prover.aligner, None, [], None, {}, context_model=tiny_prover.model)
     assert uncalibrated.aligned(settings).threshold == settings.aligned.threshold
     assert uncalibrated.aligned(settings).score == "proven"          # "auto" without calibration
+
+
+def test_auto_chooses_the_score_with_the_higher_defined_auc():
+    from proofbook.admiral.prover.calibration import chosen_score
+
+    assert chosen_score("weakest", {"proven": 0.9}) == "weakest"            # a named score is kept
+    assert chosen_score("auto", {"proven": 0.6, "weakest": 0.7}) == "weakest"
+    assert chosen_score("auto", {"proven": 0.7, "weakest": 0.7}) == "proven"   # a tie: the first of SCORES
+    assert chosen_score("auto", {"proven": float("nan"), "weakest": 0.2}) == "weakest"   # undefined ranks last
+    assert chosen_score("auto", {"proven": float("nan"), "weakest": float("nan")}) == "proven"
+    assert chosen_score("auto", {}) == "proven"

@@ -1,12 +1,13 @@
-"""The proof generator: input format, constrained decoding, training proofs (proofbook.admiral.prover.proofgen)."""
+"""The proof generator: input format, constrained decoding, training proofs (proofbook.admiral.prover.proof_format, proofgen, training_proofs)."""
 import pytest
 
 from proofbook.core.corpus import Corpus
 from proofbook.models.loading import load_tokenizer
 from proofbook.admiral.prover.alignment import Alignment
 from proofbook.admiral.prover.natlog import OPERATORS, Proof
-from proofbook.admiral.prover.proofgen import (EvidenceSet, ProofGenerator, ProofgenSettings, TrainingProof,
-                                               build_proofs, evidence_sets, ngrams, proof_constraint, proof_input)
+from proofbook.admiral.prover.proof_format import clean, ngrams, proof_constraint, proof_input
+from proofbook.admiral.prover.proofgen import ProofGenerator, ProofgenSettings
+from proofbook.admiral.prover.training_proofs import EvidenceSet, TrainingProof, build_proofs, evidence_sets
 from proofbook.index.prefix_tree import encode_segment
 from proofbook.admiral.retrieval.tasks import RetrievalClaim, RetrievalTask
 
@@ -149,7 +150,6 @@ def test_a_local_pretrained_checkpoint_is_fine_tuned_as_the_paper_does(tmp_path)
 
 
 def test_newlines_never_reach_a_proof_string():
-    from proofbook.admiral.prover.proofgen import clean
 
     assert proof_input("from NY. \nHe was", [("T", "a\n b")]) == "from NY. He was </s> T ; a b"
     assert ngrams("NY. \nHe")[1] == "NY. He" and clean(" a \n\t b ") == "a b"

@@ -130,7 +130,7 @@ def test_verdict_accuracy_counts_missing_proofs_as_wrong():
 
 
 def test_threshold_calibration_picks_the_best_cut():
-    from proofbook.admiral.prover.proofgen import EvidenceSet
+    from proofbook.admiral.prover.training_proofs import EvidenceSet
     from proofbook.admiral.prover.calibration import calibrate_threshold
 
     class Gen:   # sufficient selections get a confident S proof, insufficient ones an unsure S proof
@@ -171,7 +171,7 @@ def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_c
 
 
 def test_classifier_threshold_is_calibrated_on_the_selections():
-    from proofbook.admiral.prover.proofgen import EvidenceSet
+    from proofbook.admiral.prover.training_proofs import EvidenceSet
     from proofbook.admiral.prover.sufficiency import CLASSIFIER_LABELS, ClassifierSufficiency
     from proofbook.admiral.prover.calibration import calibrate_classifier
 

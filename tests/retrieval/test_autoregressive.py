@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from proofbook.core.corpus import Corpus
-from proofbook.core.cache import ArtifactCache, object_codec
+from proofbook.core.cache import ArtifactCache
+from proofbook.core.codecs import object_codec
 from proofbook.core.training import TrainConfig
 from proofbook.admiral.retrieval.autoregressive import (AutoregressiveRetriever, format_input, format_target,
                                                         make_examples)

@@ -1,4 +1,5 @@
 """Veracity classifier and metrics: MAE/soft accuracy, near-duplicate removal, selection split, training."""
+from dataclasses import asdict
 from types import SimpleNamespace
 
 import numpy as np
@@ -114,10 +115,10 @@ def test_cache_key_names_a_checkpoint_inside_the_cache_by_its_place_not_its_path
     for checkout in ("one", "two"):
         cache = ArtifactCache(tmp_path / checkout / ".cache")
         folder = cache.path_for("wild-veracity-claim-only", "abc123")
-        config = cache_settings(VeracitySettings(checkpoint=str(folder)), cache)
+        config = asdict(cache_settings(VeracitySettings(checkpoint=str(folder)), cache))
         assert config["checkpoint"] == "cache:wild-veracity-claim-only/abc123"
         keys.append(cache.key_for("wild-veracity-evidence", config))
     assert keys[0] == keys[1]
     own = str(tmp_path / "my-checkpoint")
-    assert cache_settings(VeracitySettings(checkpoint=own), cache)["checkpoint"] == own
-    assert cache_settings(VeracitySettings(), cache)["checkpoint"] == "minilm"
+    assert cache_settings(VeracitySettings(checkpoint=own), cache).checkpoint == own
+    assert cache_settings(VeracitySettings(), cache).checkpoint == "minilm"

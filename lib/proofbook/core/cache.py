@@ -5,11 +5,12 @@ Every paper's pipeline trains several models and builds indexes that take minute
 scorers and BM25 fact index).  A notebook asks the cache instead of rebuilding:
 
     cache = ArtifactCache()
-    reranker = cache.get_or_build("reranker", config, build, *object_codec(CrossEncoder),
+    reranker = cache.get_or_build("reranker", settings.cache_config(), build, *object_codec(CrossEncoder),
                                   data=[train_file])
 
-The key is :func:`fingerprint` of the config together with :func:`file_fingerprint` of the data
-files, so a change to either builds a new entry.  Two rules keep entries whole:
+The key is :func:`fingerprint` of the config (a component's settings, :mod:`proofbook.core.settings`)
+together with :func:`file_fingerprint` of the data files, so a change to either builds a new entry; the
+codec (:mod:`proofbook.core.codecs`) says how the value is written into the entry's folder.  Two rules keep entries whole:
 
 **Publishing is one atomic rename, and the first writer wins.**  An entry is built in a private
 temporary folder in the cache root (``.building-<kind>-*``), given a ``manifest.json`` (size and
@@ -40,7 +41,6 @@ import hashlib
 import json
 import logging
 import os
-import pickle
 import re
 import shutil
 import tempfile
@@ -49,8 +49,9 @@ import uuid
 import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable
 
+from proofbook.core.codecs import json_codec, pickle_codec
 from proofbook.core.paths import PROJECT_ROOT, record_read
 
 logger = logging.getLogger(__name__)
@@ -137,61 +138,6 @@ def file_fingerprint(paths: os.PathLike | str | Iterable[os.PathLike | str]) -> 
         else:
             raise FileNotFoundError(f"file_fingerprint: {path}: no such file or folder")
     return fingerprint(parts)
-
-
-class Codec(NamedTuple):
-    """How to write an artifact into a folder, and read it back."""
-
-    save: Callable[[Any, Path], None]
-    load: Callable[[Path], Any]
-
-
-def json_codec(name: str = "value.json") -> Codec:
-    """Save/load a JSON-able value (predictions, metric rows) as one file."""
-    def save(value: Any, folder: Path) -> None:
-        (folder / name).write_text(json.dumps(value, ensure_ascii=False, indent=1), encoding="utf-8")
-
-    def load(folder: Path) -> Any:
-        return json.loads((folder / name).read_text(encoding="utf-8"))
-    return Codec(save, load)
-
-
-#: modules renamed when the library was cut into a shared layer and one package per paper: a value pickled
-#: before (an AdMIRaL run, the natural-logic training proofs) names its classes by the old module
-MOVED_MODULES = {
-    "proofbook.corpus": "proofbook.core.corpus",
-    "proofbook.retrieval.admiral": "proofbook.admiral.retrieval.multihop",
-    "proofbook.retrieval.autoregressive": "proofbook.admiral.retrieval.autoregressive",
-    "proofbook.retrieval.experiments": "proofbook.admiral.retrieval.experiments",
-    "proofbook.retrieval.pretraining": "proofbook.admiral.retrieval.pretraining",
-    "proofbook.retrieval.tasks": "proofbook.admiral.retrieval.tasks",
-    "proofbook.prover.natlog": "proofbook.admiral.prover.natlog",
-    "proofbook.prover.proofgen": "proofbook.admiral.prover.proofgen",
-}
-
-
-class _Unpickler(pickle.Unpickler):
-    """``pickle.Unpickler`` that finds a class under its new module when its old one is in MOVED_MODULES."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        return super().find_class(MOVED_MODULES.get(module, module), name)
-
-
-def pickle_codec(name: str = "value.pkl") -> Codec:
-    """Save/load any picklable object (e.g. a BM25 index) as one file; only for this cache's own files."""
-    def save(value: Any, folder: Path) -> None:
-        with open(folder / name, "wb") as handle:
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-
-    def load(folder: Path) -> Any:
-        with open(folder / name, "rb") as handle:
-            return _Unpickler(handle).load()
-    return Codec(save, load)
-
-
-def object_codec(cls: type) -> Codec:
-    """Save/load an object with ``obj.save(folder)`` and ``cls.load(folder)`` (e.g. CrossEncoder)."""
-    return Codec(lambda value, folder: value.save(folder), cls.load)
 
 
 def _describe_files(folder: Path) -> dict[str, dict[str, Any]]:

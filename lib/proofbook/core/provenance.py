@@ -66,7 +66,8 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _module_name(path: Path) -> str:
+def module_name(path: Path) -> str:
+    """The dotted name of a module file of the library: ``.../proofbook/index/bm25.py`` -> ``proofbook.index.bm25``."""
     rel = path.relative_to(LIBRARY).with_suffix("")
     parts = [p for p in rel.parts if p != "__init__"]
     return ".".join(["proofbook", *parts])
@@ -112,7 +113,7 @@ def imported_modules(source: os.PathLike | str) -> list[Path]:
                 file = _module_file(".".join(parts[:end]))
                 if file is not None and file not in found:
                     found.add(file)
-                    pending.append((file, _module_name(file), file.name == "__init__.py"))
+                    pending.append((file, module_name(file), file.name == "__init__.py"))
     return sorted(found)
 
 

@@ -130,9 +130,15 @@ class Results:
 
 
 def load_results(path: str | os.PathLike) -> dict:
-    """Read and validate a results file; a bad row raises a ValueError naming the file and row."""
+    """Read and validate a results file; bad JSON or a bad row raises a ValueError naming the file (line, row)."""
     path = Path(path)
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object with 'notebook', 'git_commit', 'params' and 'rows', "
+                         f"got a {type(data).__name__}")
     for key in ("notebook", "git_commit", "params", "rows"):
         if key not in data:
             raise ValueError(f"{path}: missing key '{key}'")

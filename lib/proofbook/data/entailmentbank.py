@@ -26,16 +26,21 @@ Official formats read here (folder ``entailmentbank``, repository paths with ``/
 * ``supporting_data__worldtree_corpus_sentences_extended.json`` -- one JSON object ``{fact id: text}``:
   WorldTree facts (ids like ``a0b9-0a12-2eb9-c50e``) plus EntailmentBank's additions
   (``ET_addon:N``); the placeholder ``ET_addon:0 = "DUMMY"`` is skipped and counted.
+
+Everything is imported from this module.  :class:`ProofStep` and the parsers of the context, proof and
+slot texts (:func:`parse_context`, :func:`parse_proof`, :func:`check_proof`, :func:`proof_depth`,
+:func:`parse_slots`) are defined in :mod:`proofbook.data._entailment_text`.
 """
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
 from proofbook.core.corpus import Corpus
+from proofbook.data._entailment_text import (HYPOTHESIS, ProofStep, check_proof, parse_context, parse_proof,
+                                             parse_slots, proof_depth)
 from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_object,
                                  iter_jsonl, require, require_records, resolve_data_dir)
 
@@ -45,7 +50,6 @@ TASKS = (1, 2, 3)
 #: the tasks with a text-to-text ("angles") version of the train questions
 ANGLE_TASKS = (1, 2)
 WORLDTREE_FILE = "supporting_data__worldtree_corpus_sentences_extended.json"
-HYPOTHESIS = "hypothesis"
 #: the value of EntailmentBank's placeholder fact (``ET_addon:0``)
 PLACEHOLDER_FACT = "DUMMY"
 
@@ -59,17 +63,6 @@ def angles_name(task: int, split: str = "train") -> str:
 
 
 # --- records -------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ProofStep:
-    """One step of a tree: premise ids (``sent3``, ``int1``) entail the conclusion id (``int2`` or
-    ``hypothesis``), whose text the proof writes (``-> int2: text``) or, for the hypothesis, the
-    tree's hypothesis."""
-
-    premises: tuple[str, ...]
-    conclusion: str
-    conclusion_text: str
-
 
 @dataclass
 class EntailmentTree:
@@ -128,102 +121,6 @@ def one_step_entailments(tree: EntailmentTree) -> list[Entailment]:
             for step in tree.steps]
 
 
-# --- parsing the text fields -------------------------------------------------------------------------
-
-_SENTENCE_ID = re.compile(r"(?:^|(?<=\s))(sent\d+):\s*")
-_NODE = r"(?:sent|int)\d+"
-_STEP = re.compile(rf"^\s*({_NODE}(?:\s*&\s*{_NODE})*)\s*->\s*(hypothesis|int\d+)\s*(?::\s*(.*?))?\s*$", re.S)
-# a step ends at ";" followed by the next step's premises (or by the end), so ";" inside text is kept
-_STEP_END = re.compile(rf";\s*(?={_NODE}(?:\s*&\s*{_NODE})*\s*->)|;\s*$")
-_SLOT = re.compile(r"(?:^|\s+;\s+)\$([A-Za-z_]+)\$")
-
-
-def parse_context(text: str) -> dict[str, str]:
-    """``"sent1: a sent2: b"`` -> ``{"sent1": "a", "sent2": "b"}``; :class:`ValueError` if malformed."""
-    text = text.strip()
-    marks = list(_SENTENCE_ID.finditer(text))
-    if not marks or marks[0].start() != 0:
-        raise ValueError(f"does not start with 'sent1:'-style id: {text[:40]!r}")
-    context: dict[str, str] = {}
-    for mark, following in zip(marks, marks[1:] + [None]):
-        sid = mark.group(1)
-        sentence = text[mark.end(): following.start() if following else len(text)].strip()
-        if sid in context:
-            raise ValueError(f"{sid} occurs twice")
-        if not sentence:
-            raise ValueError(f"{sid} is empty")
-        context[sid] = sentence
-    return context
-
-
-def parse_proof(proof: str, hypothesis: str = "") -> tuple[ProofStep, ...]:
-    """Parse ``"sent1 & sent3 -> int1: text; int1 & sent2 -> hypothesis;"`` into steps.
-
-    The hypothesis step's ``conclusion_text`` is ``hypothesis``.  Checks the syntax only (see
-    :func:`check_proof` for ids); raises :class:`ValueError` naming the bad step.
-    """
-    steps = []
-    for number, part in enumerate((p for p in _STEP_END.split(proof) if p and p.strip()), start=1):
-        match = _STEP.match(part)
-        if not match:
-            raise ValueError(f"step {number} {part.strip()[:60]!r} is not 'premises -> conclusion'")
-        premises = tuple(p.strip() for p in match.group(1).split("&"))
-        conclusion, text = match.group(2), (match.group(3) or "").strip()
-        if conclusion == HYPOTHESIS:
-            text = text or hypothesis
-        elif not text:
-            raise ValueError(f"step {number}: {conclusion} has no text ('-> {conclusion}: ...')")
-        steps.append(ProofStep(premises, conclusion, text))
-    return tuple(steps)
-
-
-def check_proof(steps: Iterable[ProofStep], context: dict[str, str]) -> None:
-    """A proof must use only context sentences and earlier conclusions, define each ``intN`` once and
-    end in the hypothesis (once).  Raises :class:`ValueError`."""
-    known = set(context)
-    steps = list(steps)
-    for number, step in enumerate(steps, start=1):
-        for premise in step.premises:
-            if premise not in known:
-                raise ValueError(f"step {number} uses {premise}, which is neither in the context nor concluded earlier")
-        if step.conclusion in known:
-            raise ValueError(f"step {number} concludes {step.conclusion} a second time")
-        known.add(step.conclusion)
-    if steps and steps[-1].conclusion != HYPOTHESIS:
-        raise ValueError("the last step does not conclude the hypothesis")
-
-
-def proof_depth(steps: Iterable[ProofStep]) -> int:
-    """Depth of the hypothesis: 1 + the deepest premise (context sentences have depth 0).
-
-    Computed from the step proof; EntailmentBank's own ``depth_of_proof`` differs for 5 of the 187
-    task-1 dev trees, so readers keep the official value where the file gives one.
-    """
-    depth: dict[str, int] = {}
-    for step in steps:
-        depth[step.conclusion] = 1 + max(depth.get(p, 0) for p in step.premises)
-    return depth.get(HYPOTHESIS, max(depth.values(), default=0))
-
-
-def parse_slots(text: str) -> dict[str, str]:
-    """The text-to-text slots ``"$proof$ ; $question$ = Q ; ..."`` -> ``{"proof": "", "question": "Q"}``.
-
-    A slot without ``= value`` (the one the model is asked to produce) maps to ``""``.
-    """
-    parts = _SLOT.split(text.strip())
-    if parts[0].strip() or len(parts) < 3:
-        raise ValueError(f"does not start with a '$slot$': {text[:40]!r}")
-    slots: dict[str, str] = {}
-    for name, rest in zip(parts[1::2], parts[2::2]):
-        rest = rest.strip()
-        if rest and not rest.startswith("="):
-            raise ValueError(f"${name}$ is followed by {rest[:20]!r} instead of '= value' or ' ; '")
-        if name in slots:
-            raise ValueError(f"${name}$ occurs twice")
-        slots[name] = rest[1:].strip()
-    return slots
-
-
 # --- EntailmentBank trees ------------------------------------------------------------------------
 
 def _proof_steps(proof: str, hypothesis: str, context: dict[str, str], path: Path, line: int,
@@ -250,9 +147,6 @@ def _optional_int(obj: dict, key: str, path: Path, line: int) -> int | None:
     if isinstance(value, bool) or value < 0:
         raise DataError(path, line, key, f"expected a non-negative integer, found {value!r}")
     return value
-
-
-
 
 def parse_entailmentbank_file(path: os.PathLike | str, task: int | None = None) -> Records:
     """Read any ``dataset__task_N__{split}.jsonl`` file into :class:`EntailmentTree` records.
@@ -362,9 +256,6 @@ class FactTable(dict):
     def __init__(self, items: Iterable = (), skipped: SkipReport | None = None):
         super().__init__(items)
         self.skipped = skipped if skipped is not None else SkipReport()
-
-
-
 
 def parse_worldtree_file(path: os.PathLike | str) -> FactTable:
     """Read a WorldTree sentence file (one JSON object ``{fact id: text}``); placeholders are skipped.

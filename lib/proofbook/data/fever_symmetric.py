@@ -29,8 +29,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from proofbook.data.base import (DataError, Records, SkipReport, check_split, dataset_file, iter_jsonl, require,
-                                 require_label, UniqueIds)
+from proofbook.data.base import (DataError, Records, check_split, dataset_file, present_splits, require, require_label,
+                                 unique_jsonl_records)
 
 SYMMETRIC_FOLDER = "fever_symmetric"
 SYMMETRIC_SPLITS = ("dev", "test")
@@ -96,14 +96,7 @@ def _pair(record: dict, path: Path, line: int) -> SymmetricPair:
 
 def parse_symmetric_pairs(path: os.PathLike | str) -> Records:
     """Read a Symmetric FEVER file (v0.2, or v0.1 with ``evidence_sentence``) from any path."""
-    path = Path(path)
-    pairs: Records = Records(skipped=SkipReport(str(path)))
-    ids = UniqueIds(path, "id")
-    for line, record in iter_jsonl(path):
-        pair = _pair(record, path, line)
-        ids.check(pair.id, line)
-        pairs.append(pair)
-    return pairs
+    return unique_jsonl_records(path, _pair)
 
 
 def read_fever_symmetric(data_dir: os.PathLike | str | None = None, split: str = "dev") -> Records:
@@ -115,11 +108,7 @@ def read_fever_symmetric(data_dir: os.PathLike | str | None = None, split: str =
 def fever_symmetric_claim_ids(data_dir: os.PathLike | str | None = None) -> set[int]:
     """FEVER claim ids of every pair in the v0.2 dev and test files present (drop them from training)."""
     ids: set[int] = set()
-    for split in SYMMETRIC_SPLITS:
-        try:
-            pairs = read_fever_symmetric(data_dir, split)
-        except FileNotFoundError:
-            continue
+    for _, pairs in present_splits(read_fever_symmetric, data_dir, SYMMETRIC_SPLITS):
         ids.update(pair.fever_id for pair in pairs)
     return ids
 
@@ -127,11 +116,7 @@ def fever_symmetric_claim_ids(data_dir: os.PathLike | str | None = None) -> set[
 def describe(data_dir: os.PathLike | str | None = None) -> list[dict]:
     """One row per v0.2 split present."""
     rows = []
-    for split in SYMMETRIC_SPLITS:
-        try:
-            pairs = read_fever_symmetric(data_dir, split)
-        except FileNotFoundError:
-            continue
+    for split, pairs in present_splits(read_fever_symmetric, data_dir, SYMMETRIC_SPLITS):
         labels = Counter(pair.label for pair in pairs)
         claims = len({pair.fever_id for pair in pairs})
         detail = ", ".join(f"{label} {count:,}" for label, count in sorted(labels.items()))

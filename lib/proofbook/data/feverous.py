@@ -31,7 +31,7 @@ from typing import Any, Iterable
 
 from proofbook.core.corpus import Corpus
 from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array,
-                                 require, require_label)
+                                 present_splits, require, require_label)
 
 FEVEROUS_FOLDER = "feverous_s_gold_evidence"
 FEVEROUS_SPLITS = ("train", "dev", "test")
@@ -128,11 +128,7 @@ def build_feverous_corpus(claims: Iterable[FeverousClaim], name: str = "feverous
 def describe(data_dir: os.PathLike | str | None = None) -> list[dict]:
     """One row per FEVEROUS-S split present (labels, pages per claim, pooled corpus size)."""
     rows = []
-    for split in FEVEROUS_SPLITS:
-        try:
-            claims = read_feverous_claims(data_dir, split)
-        except FileNotFoundError:
-            continue
+    for split, claims in present_splits(read_feverous_claims, data_dir, FEVEROUS_SPLITS):
         labels = Counter(claim.label for claim in claims)
         pages = Counter(len(claim.gold_titles) for claim in claims)
         corpus = build_feverous_corpus(claims)

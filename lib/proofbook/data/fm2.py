@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Iterable
 
 from proofbook.core.corpus import Corpus
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
-                                 require, require_label)
+from proofbook.data.base import (DataError, Records, check_split, dataset_file, present_splits, require, require_label,
+                                 unique_jsonl_records)
 
 FM2_FOLDER = "fool_me_twice"
 FM2_SPLITS = ("train", "dev", "test")
@@ -78,14 +78,7 @@ def _fm2_claim(record: dict, path: Path, line: int) -> Fm2Claim:
 
 def parse_fm2_claims(path: os.PathLike | str) -> Records:
     """Read an FM2 JSON-lines file from any path; a repeated ``id`` is an error."""
-    path = Path(path)
-    claims: Records = Records(skipped=SkipReport(str(path)))
-    ids = UniqueIds(path, "id")
-    for line, record in iter_jsonl(path):
-        claim = _fm2_claim(record, path, line)
-        ids.check(claim.id, line)
-        claims.append(claim)
-    return claims
+    return unique_jsonl_records(path, _fm2_claim)
 
 
 def read_fm2_claims(data_dir: os.PathLike | str | None = None, split: str = "dev") -> Records:
@@ -106,11 +99,7 @@ def build_fm2_corpus(claims: Iterable[Fm2Claim], name: str = "fm2") -> Corpus:
 def describe(data_dir: os.PathLike | str | None = None) -> list[dict]:
     """One row per FM2 split present."""
     rows = []
-    for split in FM2_SPLITS:
-        try:
-            claims = read_fm2_claims(data_dir, split)
-        except FileNotFoundError:
-            continue
+    for split, claims in present_splits(read_fm2_claims, data_dir, FM2_SPLITS):
         labels = Counter(claim.label for claim in claims)
         corpus = build_fm2_corpus(claims)
         detail = (", ".join(f"{label} {count:,}" for label, count in sorted(labels.items()))

@@ -26,116 +26,33 @@ Official formats (all from ``Raldir/QA-NatVer``):
 
 Operators: ``=`` equivalence, ``<`` forward entailment, ``>`` reverse entailment, ``!`` negation,
 ``|`` alternation, ``#`` independence (:data:`OPERATORS`).
+
+Everything is imported from this module.  The proof notation (:data:`OPERATORS`, :data:`VERDICTS`,
+:class:`ProofStep`, :func:`parse_proof_string`, :func:`format_proof`) is defined in
+:mod:`proofbook.data._proofver`, the processed few-shot records and parser in
+:mod:`proofbook.data._natlog_processed`.
 """
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, dataset_file, iter_jsonl, iter_lines,
-                                 require, require_label, require_records, require_text, resolve_data_dir)
+from proofbook.data._natlog_processed import (VARIANT_BASE, FewshotExample, FewshotSetting, parse_fewshot_processed,
+                                              parse_fewshot_setting, split_evidence)
+from proofbook.data._proofver import (OPERATORS, VERDICTS, ProofStep, _OperatorSequence, format_proof, operator_counts,
+                                      parse_proof_string)
+from proofbook.data.base import (DataError, Records, SkipReport, dataset_file, iter_lines, require_label,
+                                 require_records, require_text, resolve_data_dir)
 
 FOLDER = "natlog_proofs_qanatver"
 FEWSHOT_TARGET_FILE = "train_with_ids_fewshot.target"
 FEWSHOT_PROCESSED_GLOB = "processed_train-fewshot_*.jsonl"
 SILVER_FILE = "silver_predicted_proofs_fever_dev_output_logs.csv"
 
-#: the six natural-logic operators of ProoFVer, symbol -> name (in the papers' order)
-OPERATORS: dict[str, str] = {
-    "=": "equivalence",
-    "<": "forward entailment",
-    ">": "reverse entailment",
-    "!": "negation",
-    "|": "alternation",
-    "#": "independence",
-}
-#: FEVER verdicts, the states of the natural-logic automaton
-VERDICTS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 #: answers of QA-NatVer's yes/no question for an operator
 QA_ANSWERS = ("Yes", "No")
-#: a processed few-shot ``id`` is ``claim_id * VARIANT_BASE + variant``
-VARIANT_BASE = 10 ** 11
-
-_START_MARKER = "^"
-# One triple: "{ claim span } [ evidence span ] OP".  The spans are matched lazily and the operator
-# must be one of the six followed by a space, "{" or the end, so a span that itself holds "}", "[" or
-# "]" still parses as long as the rest of the string does.  A span never holds "{", the start of a
-# triple: otherwise a triple that lost its operator (or its evidence span) would silently swallow the
-# next one into its span ("{ a } [ b ] { c } [ d ] =" read as one step with evidence "b ] { c } [ d").
-# _LOOSE_STEP (any operator token) only serves to tell an unknown operator from a string that is not
-# a triple at all.
-_STEP = re.compile(r"\s*\{(?P<claim>[^{]*?)\}\s*\[(?P<evidence>[^{]*?)\]\s*(?P<op>[=<>!|#])(?=\s|\{|$)")
-_LOOSE_STEP = re.compile(r"\s*\{(?P<claim>[^{]*?)\}\s*\[(?P<evidence>[^{]*?)\]\s*(?P<op>[^\s{]+)")
-
-
-# --- proof steps -----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ProofStep:
-    """One triple of a proof: a claim span, the evidence span aligned to it, and their operator."""
-
-    claim_span: str
-    evidence_span: str
-    operator: str
-
-    @property
-    def operator_name(self) -> str:
-        return OPERATORS[self.operator]
-
-    def __str__(self) -> str:
-        return f"{{ {self.claim_span} }} [ {self.evidence_span} ] {self.operator}"
-
-
-def format_proof(steps: list[ProofStep] | tuple[ProofStep, ...]) -> str:
-    """The ProoFVer target string of ``steps`` (without the ``^`` marker)."""
-    return " ".join(str(step) for step in steps)
-
-
-def parse_proof_string(text: str, path: os.PathLike | str | None = None, line: int | None = None) -> list[ProofStep]:
-    """Parse ``{ claim span } [ evidence span ] OP ...`` (an optional leading ``^`` is dropped).
-
-    Spaces around spans and between triples are free (``{ x}`` and ``{ x }`` both parse).  An empty
-    proof, text that is not a sequence of triples, an empty span or an operator outside
-    :data:`OPERATORS` raises a :class:`DataError` on field ``proof``, naming ``path``/``line`` when
-    they are given (``<string>`` otherwise).
-    """
-    where = path if path is not None else "<string>"
-    body = text.strip()
-    if body.startswith(_START_MARKER):
-        body = body[len(_START_MARKER):].strip()
-    if not body:
-        raise DataError(where, line, "proof", "empty proof")
-    steps: list[ProofStep] = []
-    position = 0
-    while position < len(body):
-        match = _STEP.match(body, position)
-        number = len(steps) + 1
-        if match is None:
-            loose = _LOOSE_STEP.match(body, position)
-            if loose is not None and loose["op"] not in OPERATORS:
-                raise DataError(where, line, "proof", f"unknown operator {loose['op']!r} in step {number}; "
-                                                      f"expected one of {list(OPERATORS)}")
-            raise DataError(where, line, "proof", f"cannot parse a '{{ claim span }} [ evidence span ] OP' triple "
-                                                  f"at column {position + 1}: {body[position:position + 40]!r}")
-        claim, evidence, op = match["claim"].strip(), match["evidence"].strip(), match["op"]
-        if not claim:
-            raise DataError(where, line, "proof", f"empty claim span in step {number}")
-        if not evidence:
-            raise DataError(where, line, "proof", f"empty evidence span in step {number}")
-        steps.append(ProofStep(claim, evidence, op))
-        position = match.end()
-        while position < len(body) and body[position].isspace():
-            position += 1
-    return steps
-
-
-def operator_counts(steps_per_proof) -> Counter:
-    """How often each operator occurs in an iterable of step sequences."""
-    return Counter(step.operator for steps in steps_per_proof for step in steps)
 
 
 def _format_counts(counts: Counter) -> str:
@@ -145,7 +62,7 @@ def _format_counts(counts: Counter) -> str:
 # --- few-shot targets (.target) ----------------------------------------------------------------
 
 @dataclass(frozen=True)
-class FewshotTarget:
+class FewshotTarget(_OperatorSequence):
     """One line of ``train_with_ids_fewshot.target``: a proof of FEVER train claim ``claim_id``.
 
     ``variant`` numbers the alternative proofs of the same claim (0, 1, ...) in file order; the
@@ -156,10 +73,6 @@ class FewshotTarget:
     variant: int
     steps: tuple[ProofStep, ...]
     line: int
-
-    @property
-    def operators(self) -> tuple[str, ...]:
-        return tuple(step.operator for step in self.steps)
 
 
 def _parse_claim_id(value: str, path: Path, line: int, field_name: str = "id") -> int:
@@ -211,52 +124,6 @@ def read_fewshot_targets(data_dir: os.PathLike | str | None = None) -> Records:
 
 # --- processed few-shot files (.jsonl) ----------------------------------------------------------
 
-@dataclass(frozen=True)
-class FewshotSetting:
-    """The settings spelled out in a ``processed_train-fewshot_*.jsonl`` file name.
-
-    ``use_retr`` is ``"False"`` (gold evidence) or ``"Only"`` (retrieved evidence only);
-    ``retr_evidence`` is the number of evidence sentences; ``options`` holds every setting as text,
-    including the ones without their own attribute (``alignment_mode``, ``max_chunks``, ...).
-    """
-
-    path: Path
-    num_samples: int
-    seed: int
-    use_retr: str
-    retr_evidence: int
-    options: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
-
-    @property
-    def name(self) -> str:
-        return f"num_samples={self.num_samples}, use_retr={self.use_retr}, retr_evidence={self.retr_evidence}"
-
-
-_SETTING_HEAD = re.compile(r"processed_train-fewshot_num_samples_(?P<num_samples>\d+)_seed_(?P<seed>\d+)"
-                           r"_use_retr_(?P<use_retr>[^_]+)_retr_evidence_(?P<retr_evidence>\d+)(?P<rest>.*)\.jsonl")
-# the further settings, in the order QA-NatVer writes them into the name
-_SETTING_KEYS = ("dp", "alignment_mode", "max_chunks", "alignment_model", "few_shot", "matching_method", "loose_matching")
-_SETTING_SPLIT = re.compile("_(" + "|".join(_SETTING_KEYS) + ")_")
-
-
-def parse_fewshot_setting(path: os.PathLike | str) -> FewshotSetting:
-    """The :class:`FewshotSetting` of one processed few-shot file, from its name alone."""
-    path = Path(path)
-    match = _SETTING_HEAD.fullmatch(path.name)
-    if match is None:
-        raise DataError(path, None, "file name", "expected 'processed_train-fewshot_num_samples_<n>_seed_<s>_use_retr_<r>"
-                                                 "_retr_evidence_<k>..._.jsonl'")
-    options = {key: match[key] for key in ("num_samples", "seed", "use_retr", "retr_evidence")}
-    parts = _SETTING_SPLIT.split(match["rest"])
-    # parts = [text before the first key, key, value, key, value, ...]
-    if parts[0]:
-        options["unnamed"] = parts[0].strip("_")
-    for key, value in zip(parts[1::2], parts[2::2]):
-        options[key] = value
-    return FewshotSetting(path, int(match["num_samples"]), int(match["seed"]), match["use_retr"],
-                          int(match["retr_evidence"]), options)
-
-
 def fewshot_processed_files(data_dir: os.PathLike | str | None = None) -> list[FewshotSetting]:
     """Every ``processed_train-fewshot_*.jsonl`` in the folder with its settings, sorted by
     (num_samples, use_retr, retr_evidence).  The folder itself must exist."""
@@ -265,124 +132,6 @@ def fewshot_processed_files(data_dir: os.PathLike | str | None = None) -> list[F
         raise FileNotFoundError(f"{folder}: no such dataset folder; run `make data` (or pass data_dir / set PROOFBOOK_DATA)")
     settings = [parse_fewshot_setting(p) for p in folder.glob(FEWSHOT_PROCESSED_GLOB)]
     return sorted(settings, key=lambda s: (s.num_samples, s.use_retr, s.retr_evidence, s.path.name))
-
-
-@dataclass(frozen=True)
-class FewshotExample:
-    """One row of a processed few-shot file: a claim, its evidence and one gold-like proof variant.
-
-    ``evidence`` is the text as in the file; :attr:`evidence_sentences` splits it into
-    ``(title, sentence)`` pairs.  ``claim_parsed`` (chunks), ``claim_parsed_hierarchy`` (which chunks
-    form alternative parses) and ``alignment`` (chunk -> aligned evidence text) are kept as they are.
-    """
-
-    id: int
-    claim: str
-    verdict: str
-    evidence: str
-    steps: tuple[ProofStep, ...]
-    claim_parsed: tuple[str, ...]
-    claim_parsed_hierarchy: tuple[tuple[int, ...], ...]
-    alignment: tuple[tuple[str, str], ...]
-    line: int
-
-    @property
-    def claim_id(self) -> int:
-        """The FEVER claim id (``id // 10**11``)."""
-        return self.id // VARIANT_BASE
-
-    @property
-    def variant(self) -> int:
-        """Which proof variant of the claim this row is (``id % 10**11``)."""
-        return self.id % VARIANT_BASE
-
-    @property
-    def evidence_sentences(self) -> list[tuple[str, str]]:
-        return split_evidence(self.evidence)
-
-
-_EVIDENCE_SEPARATOR = "</s>"
-_TITLED_SENTENCE = re.compile(r"\[\s*(?P<title>.*?)\s*\]\s*(?P<text>.*)", re.S)
-
-
-def split_evidence(text: str) -> list[tuple[str, str]]:
-    """``"[ T1 ] s1 </s> [ T2 ] s2"`` -> ``[("T1", "s1"), ("T2", "s2")]`` (title ``""`` if none)."""
-    pieces = []
-    for chunk in text.split(_EVIDENCE_SEPARATOR):
-        chunk = chunk.strip()
-        if not chunk:
-            continue
-        match = _TITLED_SENTENCE.fullmatch(chunk)
-        pieces.append((match["title"], match["text"].strip()) if match else ("", chunk))
-    return pieces
-
-
-def _proof_steps_from_json(value: Any, path: Path, line: int) -> tuple[ProofStep, ...]:
-    steps = []
-    for number, triple in enumerate(value, start=1):
-        if not (isinstance(triple, list) and len(triple) == 3 and all(isinstance(x, str) for x in triple)):
-            raise DataError(path, line, "proof", f"step {number}: expected [claim_span, evidence_span, op], found {str(triple)[:60]!r}")
-        claim, evidence, op = (x.strip() for x in triple)
-        if op not in OPERATORS:
-            raise DataError(path, line, "proof", f"unknown operator {op!r} in step {number}; expected one of {list(OPERATORS)}")
-        if not claim or not evidence:
-            raise DataError(path, line, "proof", f"empty {'claim' if not claim else 'evidence'} span in step {number}")
-        steps.append(ProofStep(claim, evidence, op))
-    return tuple(steps)
-
-
-def _int_lists(value: Any, path: Path, line: int, name: str, size: int) -> tuple[tuple[int, ...], ...]:
-    """A list of non-empty lists of chunk indices (``0 <= i < size``; ``true`` is not an integer)."""
-    for number, group in enumerate(value):
-        if not (isinstance(group, list) and group
-                and all(isinstance(i, int) and not isinstance(i, bool) for i in group)):
-            raise DataError(path, line, name, f"group {number}: expected a non-empty list of integers, found {str(group)[:40]!r}")
-        for index in group:
-            if not 0 <= index < size:
-                raise DataError(path, line, name, f"group {number}: chunk index {index} out of range "
-                                                  f"(claim_parsed has {size} chunks)")
-    return tuple(tuple(group) for group in value)
-
-
-def _text_pairs(value: Any, path: Path, line: int, name: str) -> tuple[tuple[str, str], ...]:
-    for number, pair in enumerate(value):
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
-            raise DataError(path, line, name, f"pair {number}: expected [claim text, evidence text], found {str(pair)[:60]!r}")
-        if not (pair[0].strip() and pair[1].strip()):
-            raise DataError(path, line, name, f"pair {number}: empty {'claim' if not pair[0].strip() else 'evidence'} text")
-    return tuple((a, b) for a, b in value)
-
-
-def parse_fewshot_processed(path: os.PathLike | str) -> Records:
-    """Read one ``processed_train-fewshot_*.jsonl`` file -> :class:`Records` of :class:`FewshotExample`.
-
-    Every field is checked: ``claim_parsed`` holds non-empty chunks, ``claim_parsed_hierarchy`` non-empty
-    groups of indices into ``claim_parsed``, ``alignment`` (may be an empty list) pairs of non-empty texts.
-    """
-    path = Path(path)
-    records = Records(skipped=SkipReport(source=str(path)))
-    ids = UniqueIds(path, "id")
-    for number, obj in iter_jsonl(path):
-        row_id = require(obj, "id", path, number, int)
-        if row_id < 0:
-            raise DataError(path, number, "id", f"expected a non-negative integer, found {row_id!r}")
-        ids.check(row_id, number)
-        claim = require(obj, "claim", path, number, str)
-        verdict = require_label(require(obj, "verdict", path, number, str), VERDICTS, path, number, "verdict")
-        evidence = require(obj, "evidence", path, number, str)
-        steps = _proof_steps_from_json(require(obj, "proof", path, number, list), path, number)
-        claim_parsed = require(obj, "claim_parsed", path, number, list)
-        for position, chunk in enumerate(claim_parsed):
-            if not isinstance(chunk, str):
-                raise DataError(path, number, "claim_parsed", f"chunk {position}: expected a string, found {type(chunk).__name__}")
-            if not chunk.strip():
-                raise DataError(path, number, "claim_parsed", f"chunk {position}: empty")
-        hierarchy = _int_lists(require(obj, "claim_parsed_hierarchy", path, number, list), path, number,
-                               "claim_parsed_hierarchy", len(claim_parsed))
-        alignment = _text_pairs(require(obj, "alignment", path, number, list, nonempty=False), path, number, "alignment")
-        records.append(FewshotExample(row_id, claim, verdict, evidence, steps, tuple(claim_parsed), hierarchy,
-                                      alignment, number))
-    return records
 
 
 def read_fewshot_processed(data_dir: os.PathLike | str | None = None, num_samples: int = 64,
@@ -420,16 +169,12 @@ class SilverStep(ProofStep):
 
 
 @dataclass(frozen=True)
-class SilverProof:
+class SilverProof(_OperatorSequence):
     """The predicted proof of one FEVER claim: its steps in claim order; ``line`` is the first line."""
 
     claim_id: int
     steps: tuple[SilverStep, ...]
     line: int
-
-    @property
-    def operators(self) -> tuple[str, ...]:
-        return tuple(step.operator for step in self.steps)
 
 
 SILVER_COLUMNS = ("id", "claim span", "QA answer", "gold answer", "gold operator", "evidence span", "operator")

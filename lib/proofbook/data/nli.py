@@ -31,16 +31,21 @@ Official formats read here (folders under the data directory):
   chunks) per claim -> :func:`read_wice`.
 * ``fracas_monalog/fracas_1_80.raw.txt`` -- one sentence per line (premises and hypotheses of FraCaS
   problems 1-80, no labels) -> :func:`read_fracas_sentences`.
+
+Everything is imported from this module.  The label vocabularies (:data:`NLI_LABELS`, :data:`MED_LABELS`,
+:data:`MED_2HOP_RELATIONS`) are defined in :mod:`proofbook.data._nli_labels`, the MED 2-hop record and
+parsers in :mod:`proofbook.data._med_2hop`.
 """
 from __future__ import annotations
 
-import ast
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from proofbook.data._med_2hop import MED_2HOP_COLUMNS, Med2HopRow, parse_med_2hop, parse_med_2hop_formula
+from proofbook.data._nli_labels import CONTRADICTION, ENTAILMENT, MED_2HOP_RELATIONS, MED_LABELS, NEUTRAL, NLI_LABELS
 from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
                                  iter_lines, iter_tsv, require, require_label, require_records, require_text,
                                  resolve_data_dir)
@@ -51,19 +56,10 @@ MED_FOLDER, MED_FILE, MED_2HOP_FILE = "med_monotonicity", "MED.tsv", "med_2hop.t
 WICE_FOLDER = "wice_oracle_chunks"
 FRACAS_FOLDER, FRACAS_FILE = "fracas_monalog", "fracas_1_80.raw.txt"
 
-ENTAILMENT, NEUTRAL, CONTRADICTION = "ENTAILMENT", "NEUTRAL", "CONTRADICTION"
-#: the labels of every :class:`NliPair`
-NLI_LABELS = (ENTAILMENT, NEUTRAL, CONTRADICTION)
-
 SICK_SPLITS = {"train": "TRAIN", "trial": "TRIAL", "test": "TEST"}
 SCITAIL_SPLITS = ("train", "dev", "test")
 SCITAIL_LABELS = {"E": ENTAILMENT, "N": NEUTRAL}
-#: MNLI-style labels of MED (MED itself uses entailment / neutral; neutral includes contradiction)
-MED_LABELS = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
 MED_MONOTONICITY = ("upward_monotone", "downward_monotone", "non_monotone")
-#: the natural-logic relations of med_2hop.tsv and the ProoFVer operator of each
-#: (see :data:`proofbook.data.natlog.OPERATORS`)
-MED_2HOP_RELATIONS = {"ent_f": "<", "ent_r": ">", "alt": "|", "ind": "#"}
 WICE_SPLITS = ("dev", "test")
 WICE_LABELS = ("supported", "partially_supported", "not_supported")
 
@@ -74,6 +70,13 @@ def _split_name(split: str, allowed, dataset: str) -> str:
 
 def _format_counts(counts: Counter) -> str:
     return ", ".join(f"{key} {n:,}" for key, n in counts.most_common())
+
+
+def _read_jsonl_split(parse: Callable[[Path], Records], data_dir: os.PathLike | str | None, split: str,
+                      allowed, dataset: str, folder: str) -> Records:
+    """``parse`` of ``<folder>/{split}.jsonl``, the split checked (any case) against ``allowed``."""
+    split = _split_name(split, allowed, dataset)
+    return parse(dataset_file(data_dir, folder, f"{split}.jsonl"))
 
 
 # --- the shared pair record ------------------------------------------------------------------
@@ -159,8 +162,7 @@ def parse_scitail(path: os.PathLike | str) -> Records:
 
 def read_scitail(data_dir: os.PathLike | str | None = None, split: str = "dev") -> Records:
     """SciTail ``{split}.jsonl``: ``dev`` 1,304 and ``test`` 2,126 in this copy (no train file)."""
-    split = _split_name(split, SCITAIL_SPLITS, "scitail")
-    return parse_scitail(dataset_file(data_dir, SCITAIL_FOLDER, f"{split}.jsonl"))
+    return _read_jsonl_split(parse_scitail, data_dir, split, SCITAIL_SPLITS, "scitail", SCITAIL_FOLDER)
 
 
 # --- MED --------------------------------------------------------------------------------------
@@ -207,144 +209,6 @@ def read_med(data_dir: os.PathLike | str | None = None) -> Records:
 
 
 # --- MED 2-hop (Neural Natural Logic) ---------------------------------------------------------
-
-@dataclass(frozen=True)
-class Med2HopRow:
-    """One row of ``med_2hop.tsv``: a MED pair rewritten by two edits, with natural-logic relations.
-
-    ``sent1``/``sent2`` keep the ``*word*`` marker of the substituted keyword; ``relation`` is the
-    lexical relation of that substitution (``relation 1to2``: ent_f / ent_r / alt).
-    ``edit_relations`` are the lexical relations of the edits in order (``formula`` left of ``->``;
-    ``keyword_edit`` is the index of the edit marked ``*``, None when no edit is marked);
-    ``projected_relations`` the relations after projection through the sentence's monotonicity
-    (right of ``->``; None in rows where the file has ``None``).  ``start_ends`` gives, per edit, the
-    token positions in sent1 and in sent2.  Labels are upper case (:data:`NLI_LABELS`);
-    ``new_label`` is the 2-hop pair's label, None where the file says ``None``.
-    """
-
-    original_id: int
-    sent1: str
-    sent2: str
-    keyword: str
-    relation: str
-    pattern: str
-    original_label: str
-    original_genre: str
-    consistent: bool
-    edit_relations: tuple[str, ...]
-    keyword_edit: int | None
-    projected_relations: tuple[str, ...] | None
-    formula: str
-    start_ends: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
-    new_label: str | None
-    line: int
-
-    @property
-    def edit_operators(self) -> tuple[str, ...]:
-        """:attr:`edit_relations` as ProoFVer operators (``ent_f`` -> ``<`` ...)."""
-        return tuple(MED_2HOP_RELATIONS[r] for r in self.edit_relations)
-
-    @property
-    def projected_operators(self) -> tuple[str, ...] | None:
-        if self.projected_relations is None:
-            return None
-        return tuple(MED_2HOP_RELATIONS[r] for r in self.projected_relations)
-
-
-MED_2HOP_COLUMNS = ("original_id", "sent1", "sent2", "keyword_before", "relation 1to2", "pattern", "original_label",
-                    "original_genre", "consistent", "formula", "start_ends", "new_label")
-
-
-def _literal(text: str, path: Path, line: int, name: str) -> Any:
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # TypeError: "{[1]}"
-        raise DataError(path, line, name, f"not a Python literal: {text[:60]!r}") from None
-
-
-def _relations(value: Any, path: Path, line: int, side: str) -> list[str]:
-    if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
-        raise DataError(path, line, "formula", f"{side} of '->' must be a list of relation names, found {str(value)[:40]!r}")
-    for name in value:
-        require_label(name.rstrip("*"), MED_2HOP_RELATIONS, path, line, "formula")
-    return value
-
-
-def parse_med_2hop_formula(text: str, path: os.PathLike | str = "<string>", line: int | None = None
-                           ) -> tuple[tuple[str, ...], int | None, tuple[str, ...] | None]:
-    """``"['ent_f*', 'ent_r']->['ent_r', 'ent_r']"`` -> ``(("ent_f", "ent_r"), 0, ("ent_r", "ent_r"))``.
-
-    ``['']->None`` (a formula the annotation tool could not build) gives ``((), None, None)``.
-    """
-    path = Path(path)
-    if text.count("->") != 1:
-        raise DataError(path, line, "formula", f"expected '<edit relations>-><projected relations>', found {text[:60]!r}")
-    left, right = (_literal(part, path, line, "formula") for part in text.split("->"))
-    if left == [""] and right is None:
-        return (), None, None
-    left = _relations(left, path, line, "left")
-    starred = [i for i, name in enumerate(left) if name.endswith("*")]
-    if len(starred) > 1:
-        raise DataError(path, line, "formula", f"more than one edit marked '*': {text[:60]!r}")
-    projected = None if right is None else tuple(_relations(right, path, line, "right"))
-    if projected is not None and len(projected) != len(left):
-        raise DataError(path, line, "formula", f"{len(left)} edit relations but {len(projected)} projected ones")
-    return tuple(name.rstrip("*") for name in left), (starred[0] if starred else None), projected
-
-
-def _start_ends(text: str, path: Path, line: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
-    value = _literal(text, path, line, "start_ends")
-
-    def positions(x: Any) -> bool:
-        return isinstance(x, list) and all(isinstance(i, int) for i in x)
-
-    if not (isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 and all(positions(x) for x in p) for p in value)):
-        raise DataError(path, line, "start_ends", f"expected [([int, ...], [int, ...]), ...], found {text[:60]!r}")
-    return tuple((tuple(a), tuple(b)) for a, b in value)
-
-
-def _upper_label(value: str, path: Path, line: int, name: str, allow_none: bool = False) -> str | None:
-    value = value.strip()
-    if allow_none and value == "None":
-        return None
-    return MED_LABELS[require_label(value, MED_LABELS, path, line, name)]
-
-
-def parse_med_2hop(path: os.PathLike | str) -> Records:
-    """Read ``med_2hop.tsv`` (header names stripped of their padding) -> :class:`Records` of :class:`Med2HopRow`.
-
-    The file has no row id: ``original_id`` names the MED pair a row rewrites, and one pair is rewritten
-    into several rows (911 ids repeat in the official file), so a repeated ``original_id`` is expected.
-    """
-    path = Path(path)
-    records = Records(skipped=SkipReport(source=str(path)))
-    for number, row in iter_tsv(path, header=True, strip_header=True, columns=MED_2HOP_COLUMNS):
-        original_id = row["original_id"].strip()
-        if not original_id.isdigit():
-            raise DataError(path, number, "original_id", f"expected an integer MED pair id, found {original_id[:40]!r}")
-        relation = require_label(row["relation 1to2"].strip(), MED_2HOP_RELATIONS, path, number, "relation 1to2")
-        consistent = require_label(row["consistent"].strip(), ("True", "False"), path, number, "consistent") == "True"
-        edits, keyword_edit, projected = parse_med_2hop_formula(row["formula"], path, number)
-        records.append(Med2HopRow(
-            original_id=int(original_id),
-            sent1=require_text(row["sent1"], path, number, "sent1"),
-            sent2=require_text(row["sent2"], path, number, "sent2"),
-            keyword=require_text(row["keyword_before"], path, number, "keyword_before").strip(),
-            relation=relation,
-            pattern=require_text(row["pattern"], path, number, "pattern"),
-            original_label=_upper_label(row["original_label"], path, number, "original_label"),
-            original_genre=require_text(row["original_genre"], path, number, "original_genre").strip(),
-            consistent=consistent,
-            edit_relations=edits,
-            keyword_edit=keyword_edit,
-            projected_relations=projected,
-            formula=row["formula"].strip(),
-            start_ends=_start_ends(row["start_ends"], path, number),
-            new_label=_upper_label(row["new_label"], path, number, "new_label", allow_none=True),
-            line=number,
-        ))
-    return records
-
 
 def read_med_2hop(data_dir: os.PathLike | str | None = None) -> Records:
     """The 6,396 relation-annotated 2-hop rows derived from MED (``med_2hop.tsv``)."""
@@ -431,8 +295,7 @@ def parse_wice(path: os.PathLike | str) -> Records:
 
 def read_wice(data_dir: os.PathLike | str | None = None, split: str = "dev") -> Records:
     """WiCE oracle chunks, claim level: ``dev`` 1,043 rows / 349 claims, ``test`` 1,070 / 358."""
-    split = _split_name(split, WICE_SPLITS, "wice")
-    return parse_wice(dataset_file(data_dir, WICE_FOLDER, f"{split}.jsonl"))
+    return _read_jsonl_split(parse_wice, data_dir, split, WICE_SPLITS, "wice", WICE_FOLDER)
 
 
 # --- FraCaS raw sentences ---------------------------------------------------------------------

@@ -49,25 +49,32 @@ with :func:`statement_key` (lower-cased, quotes and non-ASCII dropped, whitespac
 plain string equality -- see :func:`liar_overlap`: 39 of the 200 dev and 26 of the 95 test claims of
 this copy are LIAR train statements, all with the same label (the data README's stricter,
 punctuation-blind matching finds 22 and 22).  Remove them from classifier training data.
+
+Everything is imported from this module.  The LIAR and LIAR-PLUS records and parsers are defined in
+:mod:`proofbook.data._liar`, the search-cache and cached-subquestion parsers in
+:mod:`proofbook.data._politifact_search`, and the label, venue, speaker, classifier-input and
+question-list functions in :mod:`proofbook.data._politifact_text`; this module holds the ClaimDecomp
+records and parsers, every reader that takes a data directory, and :func:`describe`.
 """
 from __future__ import annotations
 
-import calendar
-import csv
 import os
 import re
-from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
+from proofbook.data._liar import (CREDIT_ORDER, LIAR_COLUMNS, LIAR_PLUS_COLUMNS, LiarPlusStatement, LiarStatement,
+                                  iter_quoted_tsv, parse_liar, parse_liar_plus)
+from proofbook.data._politifact_search import (SearchResult, record_example_id, parse_cached_subquestions,
+                                               parse_search_cache)
+from proofbook.data._politifact_text import (LABELS, _ClassifierRecord, claim_date, classifier_input, clean_question,
+                                             label_counts, label_index, liar_overlap, make_date, normalise_label,
+                                             person_text, split_question_list, split_venue, statement_key,
+                                             three_way_index, venue_text)
 from proofbook.data.base import (DataError, RecordMap, Records, SkipReport, UniqueIds, check_split, dataset_file,
-                                 iter_jsonl, iter_lines, iter_tsv, loads, no_records, require, require_records,
-                                 require_text, resolve_data_dir)
-
-#: PolitiFact's Truth-O-Meter in the paper's index order (MAE and soft accuracy use these indices)
-LABELS = ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
+                                 iter_jsonl, require, require_text, resolve_data_dir)
 
 CLAIMDECOMP_FOLDER = "claimdecomp"
 CACHE_FOLDER = "claimdecomp/derived_web_search_cache"
@@ -88,154 +95,11 @@ SUBQUESTION_FILES = {
     "gpt_finetune": "subquestions_gpt_finetune.jsonl",
 }
 
-#: LIAR's 14 columns (README of LIAR v1.0); the five counts include the current statement
-LIAR_COLUMNS = (
-    "id", "label", "statement", "subjects", "speaker", "job", "state", "party",
-    "barely_true_count", "false_count", "half_true_count", "mostly_true_count", "pants_fire_count",
-    "context",
-)
-#: the labels counted by ``credit_counts``, in LIAR's column order (not :data:`LABELS` order)
-CREDIT_ORDER = ("barely-true", "false", "half-true", "mostly-true", "pants-fire")
-#: LIAR-PLUS adds a row index before and the justification after the LIAR columns
-LIAR_PLUS_COLUMNS = ("row", *LIAR_COLUMNS, "justification")
-
-
-# --- labels ----------------------------------------------------------------------------------
-
-_LABEL_SPELLINGS = {
-    **{label: label for label in LABELS},
-    "pants on fire": "pants-fire", "pants-on-fire": "pants-fire", "pants on fire!": "pants-fire",
-    "pants fire": "pants-fire", "barely true": "barely-true", "half true": "half-true",
-    "mostly true": "mostly-true", "mostly false": "barely-true",
-}
-
-
-def normalise_label(raw: Any, path: os.PathLike | str | None = None, line: int | None = None,
-                    field: str = "label") -> str:
-    """One of :data:`LABELS` for a PolitiFact label as spelled by any of the datasets.
-
-    Case, surrounding spaces and hyphen-vs-space are ignored (``"Pants on Fire!"`` -> ``"pants-fire"``;
-    PolitiFact's newer "Mostly False" is its old "Barely True").  An unknown label raises a
-    :class:`DataError` naming ``field``.
-    """
-    key = " ".join(str(raw).strip().lower().split()) if isinstance(raw, str) else None
-    if key in _LABEL_SPELLINGS:
-        return _LABEL_SPELLINGS[key]
-    if key is not None and key.replace("-", " ") in _LABEL_SPELLINGS:
-        return _LABEL_SPELLINGS[key.replace("-", " ")]
-    raise DataError(path or "<label>", line, field, f"unknown label {raw!r}; expected one of {list(LABELS)}")
-
-
-def label_index(label: str) -> int:
-    """The paper's index of a label (0 = pants-fire ... 5 = true); other spellings are normalised."""
-    try:
-        return LABELS.index(normalise_label(label))
-    except DataError:
-        raise ValueError(f"unknown PolitiFact label {label!r}; expected one of {list(LABELS)}") from None
-
-
-def three_way_index(label: str) -> int:
-    """The paper's 3-way variant: 0 = false (pants-fire, false), 1 = mixed, 2 = true."""
-    return label_index(label) // 2
-
-
-def label_counts(labels: Iterable[str]) -> str:
-    """``"pants-fire 16, false 34, ..."`` in :data:`LABELS` order (absent labels left out)."""
-    counts = Counter(labels)
-    return ", ".join(f"{label} {counts[label]:,}" for label in LABELS if counts[label])
-
-
-# --- venues, dates, speakers and the classifier input ----------------------------------------
-
-_MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
-_MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
-_MONTHS["sept"] = 9
-_STATED_ON = re.compile(r"^stated\s+on\b\s*", re.IGNORECASE)
-_DATE = re.compile(r"^(?P<month>[A-Za-z]+)\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<year>\d{4})\b")
-_LEADING_IN = re.compile(r"^(?:in\s+)+", re.IGNORECASE)
-
-
-def split_venue(venue: str) -> tuple[str, date | None]:
-    """``(venue_text, claim_date)`` for a ClaimDecomp or LIAR venue.
-
-    ``"stated on March 24, 2015 in a mailer:"`` -> ``("a mailer", date(2015, 3, 24))``;
-    ``"stated on December 17, 2014:"`` -> ``("", date(2014, 12, 17))``; a LIAR context such as
-    ``"a mailer"`` is returned as it is, without a date.  A date that cannot be read gives ``None``
-    (the reference code crashes on it).  A doubled ``"in in"`` is reduced to one, a trailing colon dropped.
-    """
-    text = " ".join(str(venue).split())
-    stated = _STATED_ON.match(text)
-    if not stated:
-        return text.rstrip(":").strip(), None
-    rest, when = text[stated.end():], None
-    found = _DATE.match(rest)
-    if found:
-        when = make_date(found["year"], found["month"], found["day"])
-        rest = rest[found.end():].lstrip(" ,")
-    elif (place := re.search(r"\bin\s+", rest, re.IGNORECASE)):
-        rest = rest[place.start():]
-    else:
-        rest = ""
-    return _LEADING_IN.sub("", rest).rstrip(":").strip(), when
-
-
-def make_date(year: str, month: str, day: str) -> date | None:
-    """The date of a year, an English month name and a day as PolitiFact writes them; None if it is no date."""
-    number = _MONTHS.get(month.lower())
-    if number is None:
-        return None
-    try:
-        return date(int(year), number, int(day))
-    except ValueError:
-        return None
-
-
-def claim_date(venue: str) -> date | None:
-    """The date a claim was made, read from ``"stated on <Month> <day>, <year> in ..."``; else ``None``."""
-    return split_venue(venue)[1]
-
-
-def venue_text(venue: str) -> str:
-    """The venue in the one form the classifier sees: ``"a mailer"`` for both LIAR and ClaimDecomp."""
-    return split_venue(venue)[0]
-
-
-def person_text(person: str) -> str:
-    """A speaker as words: LIAR's slug ``"dwayne-bohac"`` -> ``"Dwayne Bohac"``; names are kept.
-
-    Only an all-lower-case hyphenated slug without spaces is rewritten; ClaimDecomp's
-    ``"Donald Trump"`` or ``"Facebook posts"`` pass unchanged.
-    """
-    person = " ".join(person.split())
-    if person and " " not in person and person == person.lower() and "-" in person:
-        return " ".join(part.capitalize() for part in person.split("-") if part)
-    return person
-
-
-def classifier_input(person: str, venue: str, claim: str) -> str:
-    """``"{person} {venue} {claim}"`` with the person and venue normalised, empty parts left out."""
-    parts = (person_text(person), venue_text(venue), " ".join(claim.split()))
-    return " ".join(part for part in parts if part)
-
-
-_LIAR_STRIPPED = re.compile(r"[^\x00-\x7f]|[\"'`]")
-
-
-def statement_key(text: str) -> str:
-    """A claim reduced to what LIAR's copy keeps: lower case, no quotes, no non-ASCII, one space."""
-    return " ".join(_LIAR_STRIPPED.sub("", text.lower()).split())
-
-
-def liar_overlap(claims: Iterable[str], liar_statements: Iterable[str]) -> list[int]:
-    """Positions of ``claims`` whose :func:`statement_key` is that of some LIAR statement."""
-    keys = {statement_key(s) for s in liar_statements}
-    return [i for i, claim in enumerate(claims) if statement_key(claim) in keys]
-
 
 # --- records ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ClaimDecompClaim:
+class ClaimDecompClaim(_ClassifierRecord):
     """A ClaimDecomp claim with its label, PolitiFact justification, article and annotated questions.
 
     ``subquestions`` are all annotators' ``questions`` in order (:func:`clean_question`, empty ones
@@ -254,20 +118,11 @@ class ClaimDecompClaim:
     annotations: list[dict]
 
     @property
-    def label_index(self) -> int:
-        return LABELS.index(self.label)
-
-    @property
     def date(self) -> date | None:
         return claim_date(self.venue)
 
-    @property
-    def venue_text(self) -> str:
-        return venue_text(self.venue)
-
-    @property
-    def classifier_input(self) -> str:
-        return classifier_input(self.person, self.venue, self.claim)
+    def _speaker_venue_claim(self) -> tuple[str, str, str]:
+        return self.person, self.venue, self.claim
 
 
 @dataclass(frozen=True)
@@ -292,56 +147,6 @@ class ClaimDecompFinetuneExample:
         return venue_text(self.venue)
 
 
-@dataclass(frozen=True)
-class SearchResult:
-    """One cached web-search hit (title and snippet only; no page text)."""
-
-    question: str
-    url: str
-    title: str
-    snippet: str
-
-
-@dataclass(frozen=True)
-class LiarStatement:
-    """A LIAR statement. ``credit_counts`` follow :data:`CREDIT_ORDER` (``None``: all five cells empty)."""
-
-    id: str
-    label: str
-    statement: str
-    subjects: tuple[str, ...]
-    speaker: str
-    job: str
-    state: str
-    party: str
-    credit_counts: tuple[int, int, int, int, int] | None
-    context: str
-
-    @property
-    def label_index(self) -> int:
-        return LABELS.index(self.label)
-
-    @property
-    def credit_history(self) -> dict[str, int]:
-        return dict(zip(CREDIT_ORDER, self.credit_counts or ()))
-
-    @property
-    def venue_text(self) -> str:
-        return venue_text(self.context)
-
-    @property
-    def classifier_input(self) -> str:
-        return classifier_input(self.speaker, self.context, self.statement)
-
-
-@dataclass(frozen=True)
-class LiarPlusStatement(LiarStatement):
-    """A LIAR-PLUS row: the LIAR statement, the file's row index and the extracted justification."""
-
-    row: int
-    justification: str
-
-
 # --- ClaimDecomp -------------------------------------------------------------------------------
 
 def read_claimdecomp(data_dir: os.PathLike | str | None = None, split: str = "dev") -> Records:
@@ -360,7 +165,7 @@ def parse_claimdecomp(path: os.PathLike | str) -> Records:
     skipped, irregular = SkipReport(str(path)), SkipReport(str(path), kept=True)
     claims, ids = Records(skipped=skipped, irregular=irregular), UniqueIds(path, "example_id")
     for line, record in iter_jsonl(path):
-        example_id = _example_id(record, path, line)
+        example_id = record_example_id(record, path, line)
         ids.check(example_id, line)
         paragraphs = {name: _text_list(record, name, path, line) for name in ("justification", "full_article")}
         for name, texts in paragraphs.items():
@@ -379,11 +184,6 @@ def parse_claimdecomp(path: os.PathLike | str) -> Records:
             annotations=require(record, "annotations", path, line, list, nonempty=False),
         ))
     return claims
-
-
-def _example_id(record: dict, path: Path, line: int) -> int:
-    """The integer ``example_id`` (the official files write a JSON number; a string is an error)."""
-    return require(record, "example_id", path, line, int)
 
 
 def _text_list(record: dict, key: str, path: Path, line: int) -> list[str]:
@@ -415,37 +215,6 @@ def _annotated_questions(record: dict, path: Path, line: int, skipped: SkipRepor
 
 # the user turn: "<person> stated on <date> in <venue>:\n<claim>" (the claim may span lines)
 _USER_TURN = re.compile(r"^(?P<person>[^\n]+?)\s+(?P<venue>stated on\b[^\n]*?:?)[ \t]*\n(?P<claim>.+)$", re.DOTALL)
-# where ", " separates two questions of a joined list: after a closing ?.!/quote and before a
-# capital (or a stray "?"), or before a question word
-_QUESTION_WORDS = (r"(?:Is|Are|Was|Were|Am|Did|Does|Do|Has|Have|Had|Can|Could|Will|Would|Should|Shall|"
-                   r"May|Might|Must|What|How|Why|When|Where|Who|Which)\b")
-_LIST_BOUNDARY = re.compile(
-    r"(?<=[?.!\"'\u201d\u2019/`])\s*,\s+(?=[?\"\u201c]?[A-Z])"   # "...?, Next" / '..."?, Next'
-    r"|\s*,\s+(?=" + _QUESTION_WORDS + r")"                       # "... %, Was ..."
-    r"|(?<=\?)[ \t]*\n\s*(?=[A-Z])"                               # "...?\nNext"
-    r"|(?<=\?)(?=[A-Z][a-z])"                                     # "...?Next"
-)
-
-
-def split_question_list(text: str) -> list[str]:
-    """The questions of a ``", "``-joined list (fine-tuning answers, ``subquestions_gpt_finetune``).
-
-    Questions may themselves hold commas (``'Did Reagan say, immigrants "..."'``), so a comma splits
-    only before a capital after closing punctuation, or before a question word.  On ``finetune_val``
-    this gives back the annotated questions of every dev claim exactly.
-    """
-    return [q for q in (clean_question(part) for part in _LIST_BOUNDARY.split(text)) if q]
-
-
-_NUMBERING = re.compile(r"^(?:[*\-\u2022]+\s*|\(?\d{1,2}[.)]\s+|Q\d{1,2}[.:)]\s*)")
-
-
-def clean_question(text: str) -> str:
-    """A question without surrounding space, list numbering (``"1. "``, ``"2) "``) or bullets."""
-    text = " ".join(text.split()).lstrip(" ,;?")
-    while (found := _NUMBERING.match(text)):
-        text = text[found.end():].lstrip()
-    return text.strip()
 
 
 def read_claimdecomp_finetune(data_dir: os.PathLike | str | None = None,
@@ -516,56 +285,9 @@ def read_search_cache(data_dir: os.PathLike | str | None = None, source: str = "
     unique = UniqueIds(claims, "example_id")
     ids = []
     for line, record in iter_jsonl(claims):
-        ids.append(_example_id(record, claims, line))
+        ids.append(record_example_id(record, claims, line))
         unique.check(ids[-1], line)
     return parse_search_cache(dataset_file(data_dir, CACHE_FOLDER, SEARCH_CACHE_FILES[source]), ids)
-
-
-def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> RecordMap:
-    """Parse a ``websites_*.jsonl`` file whose line *i* belongs to ``example_ids[i]``.
-
-    A line count that differs from ``len(example_ids)`` is a :class:`DataError` (the pairing would be
-    wrong), and so is an empty file, a blank line or an id given twice in ``example_ids`` (named as
-    field ``example_id`` on the second line).  An empty title or snippet, and a hit repeated for the
-    same question (same URL), are kept (counted in ``.irregular``).
-    """
-    path = Path(path)
-    irregular = SkipReport(str(path), kept=True)
-    lists = [(line, _result_list(text, path, line, irregular)) for line, text in iter_lines(path)]
-    require_records(lists, path, "lines")
-    if len(lists) != len(example_ids):
-        raise DataError(path, None, None, f"{len(lists)} lines for {len(example_ids)} claims: "
-                                          "line i must belong to claim i of the claims file")
-    cache = RecordMap(skipped=SkipReport(str(path)), irregular=irregular)
-    for example_id, (line, results) in zip(example_ids, lists):
-        if example_id in cache:
-            raise DataError(path, line, "example_id",
-                            f"a second line for example_id {example_id} (the id is given twice)")
-        cache[example_id] = results
-    return cache
-
-
-def _result_list(text: str, path: Path, line: int, irregular: SkipReport) -> list[SearchResult]:
-    if not text.strip():
-        raise DataError(path, line, None, "a blank line: line i must hold the JSON list of results of claim i")
-    hits = loads(text, path, line)
-    if not isinstance(hits, list):
-        raise DataError(path, line, None, f"expected a JSON list of results, found {type(hits).__name__}")
-    if not hits:
-        irregular.add("no search hit for the claim", f"line {line}")
-    results = []
-    for index, hit in enumerate(hits):
-        if not isinstance(hit, dict):
-            raise DataError(path, line, f"[{index}]", f"expected an object, found {type(hit).__name__}")
-        fields = {key: require(hit, key, path, line, nonempty=key in ("question", "url"), name=f"[{index}].{key}")
-                  for key in ("question", "url", "title", "snippet")}
-        for key in ("title", "snippet"):
-            if not fields[key].strip():
-                irregular.add(f"empty {key}", f"line {line}")
-        if any(r.question == fields["question"] and r.url == fields["url"] for r in results):
-            irregular.add("hit repeated for the same question", f"line {line}")
-        results.append(SearchResult(**fields))
-    return results
 
 
 def read_cached_subquestions(data_dir: os.PathLike | str | None = None, source: str = "icl_gpt") -> RecordMap:
@@ -573,60 +295,6 @@ def read_cached_subquestions(data_dir: os.PathLike | str | None = None, source: 
     if source not in SUBQUESTION_FILES:
         raise ValueError(f"unknown subquestion source {source!r}; expected one of {list(SUBQUESTION_FILES)}")
     return parse_cached_subquestions(dataset_file(data_dir, CACHE_FOLDER, SUBQUESTION_FILES[source]))
-
-
-_PREAMBLE = re.compile(r"^(?:claim|questions?)\s*:|:$", re.IGNORECASE)
-
-
-def parse_cached_subquestions(path: os.PathLike | str) -> RecordMap:
-    """Parse a cached-subquestion file; either schema is recognised line by line.
-
-    ``{"example_id", "questions": "<one a line>"}`` (ICL) or ``{"example_id", "subquestions":
-    ["<q1>, <q2>, ..."]}`` (fine-tuned GPT).  Numbering and bullets are removed; lines that are no
-    question -- a preamble ending in ``:`` or an echoed ``Claim:``/``Questions:`` line -- and repeated
-    questions are dropped and counted in ``.skipped``.  An empty ``questions`` text, an empty
-    ``subquestions`` list or an empty text in it is a :class:`DataError`; a record whose lines are all
-    preambles is kept with no question and counted in ``.irregular`` (``"no question"``).
-    """
-    path = Path(path)
-    skipped = SkipReport(str(path))
-    questions = RecordMap(skipped=skipped, irregular=SkipReport(str(path), kept=True))
-    for line, record in iter_jsonl(path):
-        example_id = _example_id(record, path, line)
-        if example_id in questions:
-            raise DataError(path, line, "example_id", f"duplicate id {example_id}")
-        kept: list[str] = []
-        for candidate in _raw_questions(record, path, line):
-            if _PREAMBLE.search(candidate):
-                skipped.add("preamble line", f"line {line}")
-            elif candidate in kept:
-                skipped.add("repeated question", f"line {line}")
-            else:
-                kept.append(candidate)
-        if not kept:
-            questions.irregular.add("no question", f"line {line}")
-        questions[example_id] = kept
-    return questions
-
-
-def _raw_questions(record: dict, path: Path, line: int) -> Iterator[str]:
-    if "subquestions" in record:
-        texts = require(record, "subquestions", path, line, list)
-        for index, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise DataError(path, line, f"subquestions[{index}]", f"expected str, found {type(text).__name__}")
-            if not text.strip():
-                raise DataError(path, line, f"subquestions[{index}]", "empty")
-            yield from split_question_list(text)
-    elif "questions" in record:
-        text = require(record, "questions", path, line)
-        for part in text.split("\n"):
-            if clean_question(part):
-                yield clean_question(part)
-    else:
-        # the fine-tuned file gives the "prompt", the ICL files the "claim": name the field of that schema
-        name = "subquestions" if "prompt" in record else "questions"
-        raise DataError(path, line, name, "missing (neither 'questions' nor 'subquestions')")
 
 
 # --- LIAR and LIAR-PLUS --------------------------------------------------------------------------
@@ -637,114 +305,10 @@ def read_liar(data_dir: os.PathLike | str | None = None, split: str = "train") -
     return parse_liar(dataset_file(data_dir, LIAR_FOLDER, f"{split}.tsv"))
 
 
-def parse_liar(path: os.PathLike | str) -> Records:
-    """Parse any file in LIAR's 14-column TSV format (``csv.QUOTE_NONE``; no header)."""
-    path = Path(path)
-    statements = Records(skipped=SkipReport(str(path)), irregular=SkipReport(str(path), kept=True))
-    ids = UniqueIds(path, "id")
-    for line, cells in iter_tsv(path):
-        if len(cells) != len(LIAR_COLUMNS):
-            _wrong_width(path, line, cells, LIAR_COLUMNS)
-        statements.append(_liar_statement(dict(zip(LIAR_COLUMNS, cells)), path, line, statements.irregular))
-        ids.check(statements[-1].id, line)
-    return statements
-
-
 def read_liar_plus(data_dir: os.PathLike | str | None = None, split: str = "val2") -> Records:
     """LIAR-PLUS ``{split}.tsv`` from ``<data_dir>/liar_plus`` (``val2``, ``test2``; ``train2`` if present)."""
     check_split(split, LIAR_PLUS_SPLITS, "LIAR-PLUS")
     return parse_liar_plus(dataset_file(data_dir, LIAR_PLUS_FOLDER, f"{split}.tsv"))
-
-
-def parse_liar_plus(path: os.PathLike | str) -> Records:
-    """Parse any file in LIAR-PLUS's 16-column, CSV-quoted TSV format.
-
-    Irregular rows are kept and counted in ``.irregular``: a row without the justification column
-    (15 columns) or with an empty one gets ``justification=""``; extra columns (a tab inside the
-    justification) are joined back with a tab; a quoted cell may span lines.
-    """
-    path = Path(path)
-    statements = Records(skipped=SkipReport(str(path)), irregular=SkipReport(str(path), kept=True))
-    irregular = statements.irregular
-    ids = UniqueIds(path, "id")
-    for line, cells in iter_quoted_tsv(path, irregular):
-        if len(cells) < len(LIAR_PLUS_COLUMNS) - 1:
-            _wrong_width(path, line, cells, LIAR_PLUS_COLUMNS)
-        if len(cells) == len(LIAR_PLUS_COLUMNS) - 1:
-            irregular.add("no justification column", f"line {line}")
-        elif len(cells) > len(LIAR_PLUS_COLUMNS):
-            irregular.add("tab inside the justification", f"line {line}")
-        justification = "\t".join(cells[len(LIAR_PLUS_COLUMNS) - 1:]).strip()
-        if len(cells) >= len(LIAR_PLUS_COLUMNS) and not justification:
-            irregular.add("empty justification", f"line {line}")
-        row = dict(zip(LIAR_PLUS_COLUMNS, cells))
-        if not row["row"].strip().isdigit():
-            raise DataError(path, line, "row", f"expected a row index, found {row['row']!r}")
-        base = _liar_statement(row, path, line, irregular)
-        ids.check(base.id, line)
-        statements.append(LiarPlusStatement(**vars(base), row=int(row["row"]), justification=justification))
-    return statements
-
-
-def iter_quoted_tsv(path: os.PathLike | str, irregular: SkipReport | None = None) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(first_line, cells)`` from a tab-separated file with CSV quoting (``"a ""b"" c"``).
-
-    A quoted cell may run over several lines (counted in ``irregular``); bad quoting is a
-    :class:`DataError` at the line where it is found.  Blank lines are ignored.
-    """
-    path = Path(path)
-    reader = csv.reader((text + "\n" for _, text in iter_lines(path)), delimiter="\t", strict=True)
-    start, found = 1, False
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            if not found:
-                raise no_records(path, "rows") from None
-            return
-        except csv.Error as err:
-            raise DataError(path, reader.line_num, None, f"bad CSV quoting ({err})") from None
-        line, start = start, reader.line_num + 1
-        if reader.line_num > line and irregular is not None:
-            irregular.add("quoted cell over several lines", f"line {line}")
-        if any(cell.strip() for cell in cells):
-            found = True
-            yield line, cells
-
-
-def _wrong_width(path: Path, line: int, cells: list[str], columns: tuple[str, ...]) -> None:
-    if len(cells) < len(columns):
-        raise DataError(path, line, columns[len(cells)],
-                        f"missing: {len(cells)} tab-separated columns, expected {len(columns)}")
-    raise DataError(path, line, None, f"{len(cells)} tab-separated columns, expected {len(columns)} "
-                                      "(a tab inside a cell?)")
-
-
-_COUNT = re.compile(r"^\d+(?:\.0*)?$")
-
-
-def _liar_statement(row: dict[str, str], path: Path, line: int, irregular: SkipReport) -> LiarStatement:
-    counts = [row[name].strip() for name in LIAR_COLUMNS[8:13]]
-    if not any(counts):
-        irregular.add("no credit history", f"line {line}")
-        credit = None
-    else:
-        for name, value in zip(LIAR_COLUMNS[8:13], counts):
-            if not _COUNT.match(value):
-                raise DataError(path, line, name, f"expected a count, found {value!r}")
-        credit = tuple(int(float(value)) for value in counts)
-    return LiarStatement(
-        id=require_text(row["id"], path, line, "id").strip(),
-        label=normalise_label(row["label"], path, line),
-        statement=require_text(row["statement"], path, line, "statement").strip(),
-        subjects=tuple(s.strip() for s in row["subjects"].split(",") if s.strip()),
-        speaker=row["speaker"].strip(),
-        job=row["job"].strip(),
-        state=row["state"].strip(),
-        party=row["party"].strip(),
-        credit_counts=credit,
-        context=row["context"].strip(),
-    )
 
 
 # --- the book's data table -------------------------------------------------------------------------

@@ -4,12 +4,10 @@ Entailer (Tafjord et al. 2022, §3.1-3.2) is one T5-11B model with three behavio
 H -> P (generate premises that together entail H), H -> Sd (is H true?) and PH -> Se (do the premises
 entail H, whether or not they are true?).  The search (:mod:`.search`) sees only
 :class:`~proofbook.entailer.search.BehaviourModel`: ``generate_premises``, ``truth_scores``,
-``entailment_scores``.  Two implementations:
+``entailment_scores``.  Two implementations, in :mod:`.behaviour_models` (and importable from here):
 
 * :class:`EntailerCheckpoint` -- a local T5 checkpoint folder in the official formats
-  (:mod:`.formats`), e.g. ``allenai/entailer-large`` downloaded elsewhere.  Scores are read as the paper's
-  code does: teacher-force ``$valid$ = true`` and ``$valid$ = false`` (``$implied$ = ...``), and
-  normalise the two sequence probabilities.  Tested with a tiny random T5 and a tokenizer built offline.
+  (:mod:`.formats`), e.g. ``allenai/entailer-large`` downloaded elsewhere.
 * :class:`TrainedEntailer` -- the models trained in this book (no pretrained seq2seq model or NLI model
   is installable here): the premise generator is a
   :class:`proofbook.models.seq2seq.Seq2Seq` trained on EntailmentBank's one-step entailments in the
@@ -57,21 +55,20 @@ number removed is reported.
 """
 from __future__ import annotations
 
-import math
-import os
 import random
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable, Sequence
 
 from proofbook.entailer import formats
-from proofbook.index.bm25 import BM25, tokenize
-from proofbook.models.loading import CheckpointError, resolve_checkpoint
-from proofbook.models.seq2seq import Seq2Seq
+from proofbook.entailer.behaviour_models import (FALSE, LABELS, TRUE, EntailerCheckpoint, FactRetriever,
+                                                 TrainedEntailer, TruthContext, join_premises)
 
-FALSE, TRUE = "false", "true"
-LABELS = (FALSE, TRUE)
+__all__ = ["FALSE", "LABELS", "TRUE", "Cleaned", "EntailerCheckpoint", "FactRetriever", "LabelledPairs",
+           "StatementGroups", "TrainedEntailer", "TruthContext", "drop_near_duplicates", "entailment_examples",
+           "join_premises", "near_duplicate_key", "negate", "perturb", "premise_pairs", "premise_pairs_with_context",
+           "truth_groups"]
+
 _STOP = frozenset("""a an the of to in on at by for with from and or but is are was were be been being it its this that
 these those as into than then so such can cannot not no do does did has have had will would should could may might
 must kind type example something someone used use uses part when which what who how why where there their they""".split())
@@ -104,45 +101,6 @@ def drop_near_duplicates(examples: Sequence, texts_of, evaluation_texts: Iterabl
 def premise_pairs(entailments: Iterable) -> list[tuple[str, str]]:
     """Official H -> P (input, target) pairs from one-step entailments (``.premises``, ``.conclusion``)."""
     return [(formats.premise_input(e.conclusion), formats.premise_target(e.premises)) for e in entailments]
-
-
-class FactRetriever:
-    """BM25 over a fact corpus (WorldTree): the facts that the premise generator may copy from.
-
-    The paper trains Entailer with contexts of up to five sentences mixing gold and BM25-retrieved facts;
-    here the same context is given to the premise generator at training and at search time.
-    """
-
-    def __init__(self, facts: Sequence[str]):
-
-        self.facts = list(dict.fromkeys(" ".join(f.split()) for f in facts if f and f.strip()))
-        if not self.facts:
-            raise ValueError("FactRetriever: no facts")
-        self._tokenize = tokenize
-        self.bm25 = BM25([tokenize(f) for f in self.facts], k1=0.9, b=0.4)
-
-    def retrieve(self, statement: str, k: int, exclude: Sequence[str] = ()) -> list[str]:
-        """The best ``k`` facts for ``statement`` (facts in ``exclude`` skipped)."""
-        tokens = self._tokenize(statement)
-        if not tokens:
-            return []
-        banned = {" ".join(e.split()).lower() for e in exclude}
-        ranked = self.bm25.top_k(tokens, k + len(banned))
-        out = [self.facts[i] for i, score in ranked if score > 0 and self.facts[i].lower() not in banned]
-        return out[:k]
-
-
-class TruthContext:
-    """The second segment of a truth-scorer pair: the ``k`` facts BM25 retrieves for the statement
-    (joined by `` . ``), or nothing without a retriever."""
-
-    def __init__(self, retriever: FactRetriever | None = None, k: int = 0):
-        self.retriever, self.k = retriever, k
-
-    def pair(self, statement: str) -> tuple[str, str]:
-        if self.retriever is None or self.k <= 0:
-            return (statement, "")
-        return (statement, join_premises(self.retriever.retrieve(statement, self.k)))
 
 
 def premise_pairs_with_context(entailments: Iterable, retriever: FactRetriever, n_context: int = 5,
@@ -304,11 +262,6 @@ def truth_groups(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]]
 
 # --- entailment scorer PH -> Se ------------------------------------------------------------------------
 
-def join_premises(premises: Sequence[str]) -> str:
-    """The first segment of an entailment pair: premises joined by `` . ``."""
-    return " . ".join(" ".join(p.split()).rstrip(".") for p in premises)
-
-
 def entailment_examples(entailments: Sequence, nli_pairs: Sequence = (), seed: int = 0,
                         max_examples: int | None = None, nli_share: float = 0.3) -> LabelledPairs:
     """Balanced entailing / non-entailing (premises, hypothesis) pairs (sources in the module docstring).
@@ -348,130 +301,3 @@ def entailment_examples(entailments: Sequence, nli_pairs: Sequence = (), seed: i
         for pair, source in group[:n]:
             out.add(pair, label, source)
     return out.shuffled(seed)
-
-
-# --- the two implementations ----------------------------------------------------------------------------
-
-class TrainedEntailer:
-    """The behaviours as three models trained here (premise Seq2Seq + truth and entailment CrossEncoders)."""
-
-    def __init__(self, premise_generator, truth_scorer, entailment_scorer, max_new_tokens: int = 64,
-                 batch_size: int = 32, retriever: FactRetriever | None = None, n_context: int = 5,
-                 truth_context: TruthContext | None = None):
-        for name, scorer in (("truth_scorer", truth_scorer), ("entailment_scorer", entailment_scorer)):
-            if list(scorer.labels) != list(LABELS):
-                raise ValueError(f"{name} must have labels {list(LABELS)}, has {scorer.labels}")
-        self.premise_generator, self.truth_scorer, self.entailment_scorer = premise_generator, truth_scorer, entailment_scorer
-        self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
-        self.retriever, self.n_context = retriever, n_context
-        self.truth_context = truth_context or TruthContext()
-        self.malformed = 0
-
-    def premise_inputs(self, hypotheses: Sequence[str]) -> list[str]:
-        """H -> P inputs, with ``$context$`` = the retrieved facts when the generator was trained with them."""
-        if self.retriever is None:
-            return [formats.premise_input(h) for h in hypotheses]
-        return [formats.premise_input(h, context=self.retriever.retrieve(h, self.n_context) or None) for h in hypotheses]
-
-    def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
-                          top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
-        inputs = self.premise_inputs(hypotheses)
-        if sample:
-            outputs = self.premise_generator.generate(inputs, sample=True, num_return=k, top_p=top_p,
-                                                      temperature=temperature, max_new_tokens=self.max_new_tokens,
-                                                      batch_size=self.batch_size, seed=seed)
-        else:
-            outputs = self.premise_generator.generate(inputs, beam=k, num_return=k, max_new_tokens=self.max_new_tokens,
-                                                      batch_size=self.batch_size)
-        return [self._parse(generated) for generated in outputs]
-
-    def _parse(self, generated) -> list[list[str]]:
-        sets = []
-        for g in generated:
-            try:
-                sets.append(formats.parse_premises(g.text))
-            except formats.FormatError:
-                self.malformed += 1
-        return sets
-
-    def truth_scores(self, statements: Sequence[str]) -> list[float]:
-        if not statements:
-            return []
-        probabilities = self.truth_scorer.predict_proba([self.truth_context.pair(s) for s in statements],
-                                                        progress=False)
-        return probabilities[:, 1].astype(float).tolist()
-
-    def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
-        if not proofs:
-            return []
-        pairs = [(join_premises(premises), hypothesis) for premises, hypothesis in proofs]
-        return self.entailment_scorer.predict_proba(pairs, progress=False)[:, 1].astype(float).tolist()
-
-
-def _check_t5_folder(folder: os.PathLike | str) -> Path:
-    """A local T5-style seq2seq folder, or a CheckpointError saying what kind of folder it is instead."""
-    import json
-
-
-    path = resolve_checkpoint(folder)
-    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    if not config.get("is_encoder_decoder", False) and config.get("model_type") != "encoder-decoder":
-        kind = config.get("model_type", "unknown")
-        hint = (" (this looks like a CrossEncoder folder: pass it as a scorer)" if (path / "cross_encoder.json").is_file()
-                else "")
-        raise CheckpointError(path, f"an Entailer checkpoint must be a seq2seq model (T5, like "
-                              f"allenai/entailer-large); this folder holds a {kind!r} encoder{hint}")
-    return path
-
-
-class EntailerCheckpoint:
-    """A local Entailer T5 folder (``allenai/entailer-large`` or ``-11b``) driven in the official formats."""
-
-    def __init__(self, folder: os.PathLike | str, max_new_tokens: int = 96, batch_size: int = 8, **kwargs):
-        path = _check_t5_folder(folder)
-
-        self.model = Seq2Seq.from_checkpoint(path, **kwargs)
-        self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
-        self.malformed = 0
-        self._lengths = {t: len(self.model.encode_target(t)) for slot in (formats.VALID, formats.IMPLIED)
-                         for t in formats.boolean_targets(slot)}
-
-    def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
-                          top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
-        inputs = [formats.premise_input(h) for h in hypotheses]
-        if sample:
-            outputs = self.model.generate(inputs, sample=True, num_return=k, top_p=top_p, temperature=temperature,
-                                          max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, seed=seed)
-        else:
-            outputs = self.model.generate(inputs, beam=k, num_return=k, max_new_tokens=self.max_new_tokens,
-                                          batch_size=self.batch_size)
-        sets = []
-        for generated in outputs:
-            parsed = []
-            for g in generated:
-                try:
-                    parsed.append(formats.parse_premises(g.text))
-                except formats.FormatError:
-                    self.malformed += 1
-            sets.append(parsed)
-        return sets
-
-    def _boolean(self, inputs: list[str], slot: str) -> list[float]:
-        """P(true) from the two teacher-forced sequence log-probabilities (mean x length = total)."""
-        yes, no = formats.boolean_targets(slot)
-        score_yes = self.model.score(inputs, [yes] * len(inputs), batch_size=self.batch_size)
-        score_no = self.model.score(inputs, [no] * len(inputs), batch_size=self.batch_size)
-        out = []
-        for a, b in zip(score_yes, score_no):
-            a, b = a * self._lengths[yes], b * self._lengths[no]
-            top = max(a, b)
-            out.append(math.exp(a - top) / (math.exp(a - top) + math.exp(b - top)))
-        return out
-
-    def truth_scores(self, statements: Sequence[str]) -> list[float]:
-        return self._boolean([formats.valid_input(s) for s in statements], formats.VALID) if statements else []
-
-    def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
-        if not proofs:
-            return []
-        return self._boolean([formats.implied_input(p, h) for p, h in proofs], formats.IMPLIED)

@@ -49,13 +49,15 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from proofbook.core.cache import ArtifactCache, object_codec
+from proofbook.core.cache import ArtifactCache
+from proofbook.core.codecs import object_codec
 from proofbook.core.paths import resolve_data_dir
+from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig, set_seed
 from proofbook.data.entailmentbank import read_entailmentbank
 from proofbook.entailer import behaviours as bh
@@ -68,18 +70,81 @@ from proofbook.models.cross_encoder import HEAD_INIT_VERSION, CrossEncoder, accu
 from proofbook.models.loading import WORDPIECE_VERSION, small_seq2seq, special_token_ids, train_wordpiece
 from proofbook.models.seq2seq import Seq2Seq
 
-#: settings that change the search only (not the trained models' cache keys)
-SEARCH_SETTINGS = ("k", "temperature", "top_p", "max_new_tokens", "premise_source", "pool_bm25", "pool_dense",
-                   "pool_pairs_from")
+@dataclass(frozen=True)
+class GeneratorTraining(ComponentSettings):
+    """A scratch seq2seq trained on (input, output) pairs: the premise generator H -> P or the hypothesis writer."""
+
+    CODE_VERSION = {"wordpiece": WORDPIECE_VERSION}
+
+    seed: int
+    vocab_size: int
+    d_model: int
+    layers: int
+    heads: int
+    epochs: int
+    batch: int
+    lr: float
+    examples: int | None        # train on a sample of this many pairs (None: all)
+    context_facts: int = 0      # facts in each input's $context$ (the premise generator only); sets the input length
+
+    @property
+    def max_input_length(self) -> int:
+        return 192 if self.context_facts else 96
 
 
-#: bumped when the construction of a scorer's training data changes (enters its cache key)
-DATA_VERSION = {"truth scorer": 4, "entailment scorer": 1}
+@dataclass(frozen=True)
+class TruthScorerTraining(ComponentSettings):
+    """The truth scorer: its training statements, the facts it reads with each, and the training run."""
+
+    #: ``data_version`` is bumped when the construction of the training statements changes
+    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 4}
+
+    seed: int
+    questions: int              # OBQA train questions, with all their options
+    statements: int             # EntailmentBank statements, with their perturbed/negated copies
+    facts: int                  # WorldTree facts read with each statement
+    max_length: int
+    lr: float
+    batch: int
+    epochs: int
+
+
+@dataclass(frozen=True)
+class EntailmentScorerTraining(ComponentSettings):
+    """The entailment scorer: its training pairs and the training run."""
+
+    #: ``data_version`` is bumped when the construction of the training pairs changes
+    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 1}
+
+    seed: int
+    examples: int
+    max_length: int
+    lr: float
+    batch: int
+    epochs: int
+
+
+@dataclass(frozen=True)
+class SearchSettings(ComponentSettings):
+    """What a search system's run depends on besides the trained models (it keys the cached run)."""
+
+    seed: int
+    k: int
+    temperature: float
+    top_p: float
+    max_new_tokens: int
+    source: str
+    pool: proposals.PoolSettings | None     # None for the ``generated`` source (no pool is read)
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Sizes of the models and training runs; :meth:`smoke` shrinks everything for tests."""
+    """Sizes of the models and training runs, and the search settings; :meth:`smoke` shrinks everything for tests.
+
+    One flat set of fields, as the chapters' parameters are; each trained component is handed its own
+    dataclass (:attr:`premise_generator`, :attr:`writer`, :attr:`truth_scorer`, :attr:`entailment_scorer`),
+    which is all its training reads and what keys its cache entry.
+    """
 
     seed: int = 0
     vocab_size: int = 4000
@@ -121,6 +186,32 @@ class Settings:
     def pool(self) -> proposals.PoolSettings:
         return proposals.PoolSettings(self.pool_bm25, self.pool_dense, self.pool_pairs_from)
 
+    @property
+    def premise_generator(self) -> GeneratorTraining:
+        return GeneratorTraining(self.seed, self.vocab_size, self.gen_d_model, self.gen_layers, self.gen_heads,
+                                 self.gen_epochs, self.gen_batch, self.gen_lr, self.gen_examples, self.context_facts)
+
+    @property
+    def writer(self) -> GeneratorTraining:
+        """The writer: the generator's model size and optimiser, its own epochs and sample; no context."""
+        return GeneratorTraining(self.seed, self.vocab_size, self.gen_d_model, self.gen_layers, self.gen_heads,
+                                 self.writer_epochs, self.gen_batch, self.gen_lr, self.writer_examples)
+
+    @property
+    def truth_scorer(self) -> TruthScorerTraining:
+        return TruthScorerTraining(self.seed, self.truth_questions, self.truth_statements, self.truth_facts,
+                                   self.truth_max_length, self.truth_lr, self.truth_batch, self.ce_epochs)
+
+    @property
+    def entailment_scorer(self) -> EntailmentScorerTraining:
+        return EntailmentScorerTraining(self.seed, self.entail_examples, self.entail_max_length, self.entail_lr,
+                                        self.ce_batch, self.ce_epochs)
+
+    def search_settings(self, source: str) -> SearchSettings:
+        """The settings a search run with premises from ``source`` reads."""
+        return SearchSettings(self.seed, self.k, self.temperature, self.top_p, self.max_new_tokens, source,
+                              self.pool if source != "generated" else None)
+
     def source(self, system: str) -> str:
         """The premise source of a search system: named in it (``entailer-retrieved-sampled-d1``) or the default."""
         return next((s for s in proposals.SOURCES if system.startswith(f"entailer-{s}-")), self.premise_source)
@@ -139,32 +230,33 @@ class Settings:
         return replace(SearchConfig.sampled(depth, self.k, self.seed), temperature=self.temperature, top_p=self.top_p)
 
 
-def _seq2seq(pairs, settings: Settings, epochs: int):
+def _seq2seq(pairs, training: GeneratorTraining) -> Seq2Seq:
 
-    tokenizer = train_wordpiece([text for pair in pairs for text in pair], settings.vocab_size)
-    set_seed(settings.seed)
-    model = small_seq2seq(len(tokenizer), d_model=settings.gen_d_model, layers=settings.gen_layers,
-                          heads=settings.gen_heads, max_positions=192 if settings.context_facts else 128,
-                          **special_token_ids(tokenizer))
-    seq2seq = Seq2Seq(model, tokenizer, max_input_length=192 if settings.context_facts else 96, max_target_length=64,
+    tokenizer = train_wordpiece([text for pair in pairs for text in pair], training.vocab_size)
+    set_seed(training.seed)
+    model = small_seq2seq(len(tokenizer), d_model=training.d_model, layers=training.layers, heads=training.heads,
+                          max_positions=max(128, training.max_input_length), **special_token_ids(tokenizer))
+    seq2seq = Seq2Seq(model, tokenizer, max_input_length=training.max_input_length, max_target_length=64,
                       backend="scratch")
-    result = seq2seq.fit(pairs, TrainConfig(epochs=epochs, batch_size=settings.gen_batch, lr=settings.gen_lr,
-                                            seed=settings.seed, progress=True))
-    return seq2seq, result
+    seq2seq.fit(pairs, TrainConfig(epochs=training.epochs, batch_size=training.batch, lr=training.lr,
+                                   seed=training.seed, progress=True))
+    return seq2seq
 
 
-def _cross_encoder(data: bh.LabelledPairs, max_length: int, lr: float, settings: Settings):
+def _entailment_scorer(data: bh.LabelledPairs, training: EntailmentScorerTraining) -> CrossEncoder:
+    """The entailment scorer; 10% of the pairs held out (``held_out``: accuracy and n)."""
 
     n_dev = max(1, len(data) // 10)
-    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=max_length, seed=settings.seed)
-    result = model.fit(data.pairs[n_dev:], data.labels[n_dev:],
-                       config=TrainConfig(epochs=settings.ce_epochs, batch_size=settings.ce_batch, lr=lr,
-                                          seed=settings.seed, progress=True))
+    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=training.max_length, seed=training.seed)
+    model.fit(data.pairs[n_dev:], data.labels[n_dev:],
+              config=TrainConfig(epochs=training.epochs, batch_size=training.batch, lr=training.lr,
+                                 seed=training.seed, progress=True))
     held_out = accuracy(model.label_ids(data.labels[:n_dev]), model.label_ids(model.predict(data.pairs[:n_dev])))
-    return model, result, held_out, n_dev
+    model.held_out = {"accuracy": held_out, "n": n_dev}
+    return model
 
 
-def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, settings: Settings):
+def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, training: TruthScorerTraining):
     """The truth scorer, trained on statement groups (multiple-choice loss); 10% of the groups held out.
 
     Held-out figures: ``accuracy`` (each statement on its own, P(true) > 0.5 or not) and ``group
@@ -174,11 +266,10 @@ def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, settings
 
     n_dev = max(1, len(groups) // 10)
     held, kept = groups.split(n_dev)
-    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=settings.truth_max_length,
-                         seed=settings.seed)
+    model = CrossEncoder("minilm", labels=bh.LABELS, max_length=training.max_length, seed=training.seed)
     model.fit_groups([[(context.pair(text), flag) for text, flag in group] for group in kept.groups],
-                     TrainConfig(epochs=settings.ce_epochs, batch_size=settings.truth_batch, lr=settings.truth_lr,
-                                 seed=settings.seed, progress=True))
+                     TrainConfig(epochs=training.epochs, batch_size=training.batch, lr=training.lr,
+                                 seed=training.seed, progress=True))
     flat = [(text, flag) for group in held.groups for text, flag in group]
     p_true = model.predict_proba([context.pair(text) for text, _ in flat], progress=False)[:, 1]
     ranked_first, at = 0, 0
@@ -233,12 +324,7 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
     root = resolve_data_dir(data_dir)
     files = training_files(root) + evaluation_files(root)
     data = training_data(root, settings)
-    seconds, held_out, keys = {}, {}, {}
-    every = asdict(settings)
-
-    def fields(*prefixes: str) -> dict:
-        """The settings one component reads (its cache key): the seed and the fields with these prefixes."""
-        return {k: v for k, v in every.items() if k == "seed" or k.startswith(prefixes)}
+    seconds, keys = {}, {}
 
     def timed(name, kind, config, build, codec):
         start = time.perf_counter()
@@ -248,39 +334,31 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
         keys[name] = cache.key_for(kind, config, files)
         return value
 
-    generator = timed("premise generator", "entailer-premise-generator",
-                      {**fields("gen_", "vocab_", "context_"), "what": "premises", "wordpiece": WORDPIECE_VERSION},
-                      lambda: _seq2seq(data.premise_pairs, settings, settings.gen_epochs)[0], object_codec(Seq2Seq))
-    writer_model = timed("hypothesis writer", "entailer-hypothesis-writer",
-                         {**fields("gen_", "vocab_", "writer_"), "what": "writer", "wordpiece": WORDPIECE_VERSION},
-                         lambda: _seq2seq(data.writer_pairs, settings, settings.writer_epochs)[0], object_codec(Seq2Seq))
+    generator = timed("premise generator", "entailer-premise-generator", settings.premise_generator.cache_config(),
+                      lambda: _seq2seq(data.premise_pairs, settings.premise_generator), object_codec(Seq2Seq))
+    writer_model = timed("hypothesis writer", "entailer-hypothesis-writer", settings.writer.cache_config(),
+                         lambda: _seq2seq(data.writer_pairs, settings.writer), object_codec(Seq2Seq))
     retriever = fact_retriever(root)
-    truth_context = bh.TruthContext(retriever if settings.truth_facts else None, settings.truth_facts)
-    scorers = {}
+    truth = settings.truth_scorer
+    truth_context = bh.TruthContext(retriever if truth.facts else None, truth.facts)
 
-    def train_entailment():
-        model, _, accuracy_, n_dev = _cross_encoder(data.entailment, settings.entail_max_length, settings.entail_lr,
-                                                    settings)
-        model.held_out = {"accuracy": accuracy_, "n": n_dev}
+    def save(model, folder):
+        model.save(folder)
+        (folder / "held_out.json").write_text(json.dumps(model.held_out))
+
+    def load(folder):
+        model = CrossEncoder.load(folder)
+        model.held_out = json.loads((Path(folder) / "held_out.json").read_text())
         return model
 
-    for name, kind, build, prefix in (
-            ("truth scorer", "entailer-truth-scorer", lambda: _truth_scorer(data.truth, truth_context, settings),
-             "truth_"),
-            ("entailment scorer", "entailer-entailment-scorer", train_entailment, "entail_")):
-
-        def save(model, folder):
-            model.save(folder)
-            (folder / "held_out.json").write_text(json.dumps(model.held_out))
-
-        def load(folder):
-            model = CrossEncoder.load(folder)
-            model.held_out = json.loads((Path(folder) / "held_out.json").read_text())
-            return model
-
-        config = {**fields(prefix, "ce_"), "what": name, "data": DATA_VERSION[name], "head": HEAD_INIT_VERSION}
-        scorers[name] = timed(name, kind, config, build, (save, load))
-        held_out[name] = scorers[name].held_out
+    scorers = {
+        "truth scorer": timed("truth scorer", "entailer-truth-scorer", truth.cache_config(),
+                              lambda: _truth_scorer(data.truth, truth_context, truth), (save, load)),
+        "entailment scorer": timed("entailment scorer", "entailer-entailment-scorer",
+                                   settings.entailment_scorer.cache_config(),
+                                   lambda: _entailment_scorer(data.entailment, settings.entailment_scorer),
+                                   (save, load))}
+    held_out = {name: scorer.held_out for name, scorer in scorers.items()}
     model = bh.TrainedEntailer(generator, scorers["truth scorer"], scorers["entailment scorer"],
                                max_new_tokens=settings.max_new_tokens,
                                retriever=retriever if settings.context_facts else None,

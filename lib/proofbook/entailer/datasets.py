@@ -129,7 +129,11 @@ def fact_retriever(data_dir) -> bh.FactRetriever:
 
 
 def training_data(data_dir, settings: Settings) -> TrainingData:
-    """All training sets, cleaned of near-duplicates of the evaluation statements (counts in ``report``)."""
+    """All training sets, cleaned of near-duplicates of the evaluation statements (counts in ``report``).
+
+    Each set is drawn with its component's settings only (``settings.truth_scorer`` and so on), the ones that
+    key the component's cache entry.
+    """
 
     root = resolve_data_dir(data_dir)
     banned = evaluation_statements(root)
@@ -149,18 +153,21 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
     if (root / "sick" / "SICK.txt").is_file():
         nli += list(read_sick(root, "train"))
     nli_kept = bh.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
-    truth = bh.truth_groups(trees_kept.examples, question_hypotheses, settings.seed, settings.truth_questions,
-                            settings.truth_statements)
-    entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, settings.seed, settings.entail_examples)
-    retriever = fact_retriever(root) if settings.context_facts else None
-    premise_pairs = (bh.premise_pairs_with_context(steps_kept.examples, retriever, settings.context_facts, settings.seed)
+    generator, writer = settings.premise_generator, settings.writer
+    truth_training, entail_training = settings.truth_scorer, settings.entailment_scorer
+    truth = bh.truth_groups(trees_kept.examples, question_hypotheses, truth_training.seed, truth_training.questions,
+                            truth_training.statements)
+    entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, entail_training.seed,
+                                    entail_training.examples)
+    retriever = fact_retriever(root) if generator.context_facts else None
+    premise_pairs = (bh.premise_pairs_with_context(steps_kept.examples, retriever, generator.context_facts,
+                                                   generator.seed)
                      if retriever is not None else bh.premise_pairs(steps_kept.examples))
+    if generator.examples:
+        premise_pairs = random.Random(generator.seed).sample(premise_pairs, min(generator.examples, len(premise_pairs)))
     writer_pairs = hyp.writer_pairs(trees_kept.examples)
-    rng = random.Random(settings.seed)
-    if settings.gen_examples:
-        premise_pairs = rng.sample(premise_pairs, min(settings.gen_examples, len(premise_pairs)))
-    if settings.writer_examples:
-        writer_pairs = rng.sample(writer_pairs, min(settings.writer_examples, len(writer_pairs)))
+    if writer.examples:
+        writer_pairs = random.Random(writer.seed).sample(writer_pairs, min(writer.examples, len(writer_pairs)))
     report = [
         {"training set": "one-step entailments (premise generator, entailment positives)",
          "source": "EntailmentBank task 1 train", "kept": len(steps_kept.examples), "near-duplicates removed": steps_kept.removed},

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from tqdm.auto import tqdm
@@ -163,9 +163,7 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
     for family in families:
         systems = FAMILIES[family]
         source = settings.source(systems[-1])
-        search = {"k": settings.k, "temperature": settings.temperature, "top_p": settings.top_p,
-                  "max_new_tokens": settings.max_new_tokens, "seed": settings.seed, "source": source,
-                  "pool": asdict(settings.pool) if source != "generated" else None} if family != "direct" else {}
+        search = settings.search_settings(source).cache_config() if family != "direct" else {}
         config = {"family": family, "dataset": dataset, "split": split, "questions": [q.id for q in questions],
                   "hypotheses": hypotheses, "models": components.keys, "search": search}
         stored = cache.cache_json("entailer-run", config, lambda systems=systems, family=family: {

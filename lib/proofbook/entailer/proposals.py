@@ -55,6 +55,7 @@ import numpy as np
 from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.entailer.behaviours import FactRetriever
 from proofbook.index.dense import SentenceEmbedder
+from proofbook.index.ranking import top_k
 
 #: where candidate premise sets come from (see the module docstring)
 SOURCES = ("generated", "retrieved", "mixed")
@@ -95,8 +96,7 @@ class FactPool:
         dense: list[list[str]] = [[] for _ in hypotheses]
         if self.settings.dense and hypotheses:
             scores = self.embedder.encode(hypotheses, progress=False) @ self.vectors.T
-            top = np.argsort(-scores, axis=1, kind="stable")[:, :self.settings.dense]
-            dense = [[self.retriever.facts[i] for i in row] for row in top]
+            dense = [[self.retriever.facts[i] for i, _ in top_k(row, self.settings.dense)] for row in scores]
         return [list(dict.fromkeys(self.retriever.retrieve(h, self.settings.bm25) + d)) if self.settings.bm25
                 else d for h, d in zip(hypotheses, dense)]
 

@@ -36,68 +36,18 @@ Departures and choices the paper leaves open, stated here:
 * Scores are memoised per search (the same statement is scored once per question).
 * A :class:`~proofbook.entailer.memory.BeliefMemory` (the paper's future work) overrides s_d for
   every statement it matches: a taught belief is a leaf with score 1 (true) or 0 (false).
+
+The interfaces the search calls (:class:`BehaviourModel`, :class:`Memory`) and its settings
+(:class:`SearchConfig`) are in :mod:`.search_config`.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Sequence
 
+from proofbook.entailer.search_config import TEMPERATURE, THRESHOLD, TOP_P, BehaviourModel, Memory, SearchConfig
 from proofbook.entailer.trees import Candidate, ProofNode
-
-#: the paper's rejection threshold for premise and inference scores
-THRESHOLD = 0.5
-TEMPERATURE, TOP_P = 2.0, 0.95
-
-
-class BehaviourModel(Protocol):
-    """What the search needs from a model (see :mod:`proofbook.entailer.behaviours`)."""
-
-    def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float,
-                          top_p: float, seed: int) -> list[list[list[str]]]:
-        """For each hypothesis, ``k`` candidate premise lists (fewer if some were malformed)."""
-
-    def truth_scores(self, statements: Sequence[str]) -> list[float]:
-        """s_d for each statement, in [0, 1]."""
-
-    def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
-        """s_e(P |- H) for each (premises, hypothesis), in [0, 1]."""
-
-
-class Memory(Protocol):
-    def lookup(self, statements: Sequence[str]) -> list:  # each: an object with .truth (bool) or None
-        ...
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """Settings of one search: ``max_depth`` 1 = one step below the hypothesis."""
-
-    max_depth: int = 1
-    k_top: int = 6
-    sample_top: bool = True
-    k_below: int = 1
-    sample_below: bool = False
-    temperature: float = TEMPERATURE
-    top_p: float = TOP_P
-    threshold: float = THRESHOLD
-    seed: int = 0
-
-    def __post_init__(self):
-        if self.max_depth < 1:
-            raise ValueError(f"max_depth must be at least 1 (the top level is always expanded), got {self.max_depth}")
-        if self.k_top < 1 or self.k_below < 1:
-            raise ValueError(f"k_top and k_below must be positive, got {self.k_top}, {self.k_below}")
-
-    @classmethod
-    def greedy(cls, max_depth: int = 1, seed: int = 0) -> "SearchConfig":
-        """The paper's greedy search: one greedy candidate at every node."""
-        return cls(max_depth=max_depth, k_top=1, sample_top=False, k_below=1, sample_below=False, seed=seed)
-
-    @classmethod
-    def sampled(cls, max_depth: int = 1, k: int = 6, seed: int = 0) -> "SearchConfig":
-        """The paper's sampled search: ``k`` nucleus samples at the top level, greedy below."""
-        return cls(max_depth=max_depth, k_top=k, sample_top=True, k_below=1, sample_below=False, seed=seed)
 
 
 @dataclass
@@ -407,9 +357,9 @@ def answer_directly(question_id: str, options: Sequence[tuple[str, str]], hypoth
                                         in zip(options, hypotheses, nodes)], seconds, stats)
 
 
-__all__ = ["BehaviourModel", "OptionProof", "QuestionAnswer", "SearchConfig", "SearchStats", "THRESHOLD",
-           "answer_directly", "answer_from_dict", "answer_question", "answer_question_depths", "answer_to_dict",
-           "check_options", "prove", "prove_depths"]
+__all__ = ["BehaviourModel", "OptionProof", "QuestionAnswer", "SearchConfig", "SearchStats", "TEMPERATURE",
+           "THRESHOLD", "TOP_P", "answer_directly", "answer_from_dict", "answer_question", "answer_question_depths",
+           "answer_to_dict", "check_options", "prove", "prove_depths"]
 
 
 def answer_to_dict(answer: QuestionAnswer) -> dict:

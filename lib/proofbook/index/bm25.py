@@ -7,8 +7,9 @@ small and fast.  This module offers:
 
 * :func:`tokenize` -- the one word rule used by every index here (no stemming, no stopwords);
 * :class:`BM25` -- Okapi BM25 exactly as ``rank_bm25.BM25Okapi`` (0.2.2) computes it, with two
-  backends: ``"reference"`` wraps ``BM25Okapi`` itself; ``"fast"`` keeps the per-term weights in a
-  ``scipy.sparse`` CSR matrix (one row per term) and scores a query by summing its terms' rows;
+  backends (:mod:`proofbook.index.bm25_backends`): ``"reference"`` wraps ``BM25Okapi`` itself; ``"fast"``
+  keeps the per-term weights in a ``scipy.sparse`` CSR matrix (one row per term) and scores a query by
+  summing its terms' rows;
 * :class:`DocumentIndex` (pages, ``"Title text"``) and :class:`SentenceIndex` (sentences,
   ``"Title . sentence"``) over a :class:`proofbook.core.corpus.Corpus`;
 * :func:`synthetic_corpus` and :func:`benchmark_backends` for the backend benchmark of notebook
@@ -29,7 +30,6 @@ the fast backend gives such a document 0.
 """
 from __future__ import annotations
 
-import math
 import re
 import sys
 import time
@@ -37,9 +37,10 @@ import unicodedata
 from collections.abc import Collection, Sequence
 
 import numpy as np
-import scipy.sparse
 
 from proofbook.core.corpus import Corpus
+from proofbook.index.bm25_backends import ReferenceBackend, SparseBackend
+from proofbook.index.ranking import top_k
 from proofbook.index.index_file import read_index, write_index
 
 BACKENDS = ("fast", "reference")
@@ -72,141 +73,9 @@ def _check_tokens(tokens, what: str) -> None:
         raise ValueError(f"{what} must be a list of tokens, not a string (use tokenize(text))")
 
 
-def _top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The ``k`` best ``(index, score)`` pairs: score descending, ties broken by the lower index."""
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    n = len(scores)
-    if k >= n:
-        chosen = np.arange(n)
-    else:
-        # the k-th best score, then everything strictly better plus the lowest-index ties
-        threshold = np.partition(scores, n - k)[n - k]
-        better = np.flatnonzero(scores > threshold)
-        ties = np.flatnonzero(scores == threshold)[: k - len(better)]
-        chosen = np.concatenate([better, ties])
-    order = np.lexsort((chosen, -scores[chosen]))
-    return [(int(i), float(scores[i])) for i in chosen[order]]
-
-
-class _ReferenceBackend:
-    """``rank_bm25.BM25Okapi``, unchanged."""
-
-    def __init__(self, corpus_tokens: list[list[str]], k1: float, b: float, epsilon: float):
-        from rank_bm25 import BM25Okapi
-
-        self.model = BM25Okapi(corpus_tokens, k1=k1, b=b, epsilon=epsilon)
-        self.n_docs = self.model.corpus_size
-        self.avgdl = self.model.avgdl
-        self.average_idf = self.model.average_idf
-
-    def idf(self, token: str) -> float:
-        return self.model.idf.get(token) or 0.0
-
-    def get_scores(self, query_tokens: list[str]) -> np.ndarray:
-        return self.model.get_scores(query_tokens)
-
-    def get_batch_scores(self, query_tokens: list[str], doc_ids: np.ndarray) -> np.ndarray:
-        return np.asarray(self.model.get_batch_scores(query_tokens, list(doc_ids)), dtype=float)
-
-    @property
-    def nbytes(self) -> int:
-        """Estimate: the per-document term-frequency dicts, the IDF dict with its keys, the length list."""
-        model = self.model
-        total = sum(sys.getsizeof(freqs) for freqs in model.doc_freqs) + sys.getsizeof(model.doc_freqs)
-        total += sys.getsizeof(model.doc_len) + 28 * len(model.doc_len)
-        total += sys.getsizeof(model.idf) + sum(sys.getsizeof(t) + 24 for t in model.idf)
-        return total
-
-
-class _SparseBackend:
-    """The same scores from a term-by-document CSR matrix of precomputed per-term weights."""
-
-    def __init__(self, corpus_tokens: list[list[str]], k1: float, b: float, epsilon: float):
-        vocabulary: dict[str, int] = {}   # token -> row, in order of first occurrence
-        term_ids: list[int] = []
-        doc_len = []
-        for doc in corpus_tokens:
-            term_ids.extend(vocabulary.setdefault(token, len(vocabulary)) for token in doc)
-            doc_len.append(len(doc))
-        term_frequency = self._term_frequency(np.asarray(term_ids, dtype=np.int64), doc_len, len(vocabulary))
-        self._build(vocabulary, term_frequency, doc_len, k1, b, epsilon)
-
-    @classmethod
-    def from_counts(cls, vocabulary: dict[str, int], term_frequency: scipy.sparse.csr_matrix, doc_len: list[int],
-                    k1: float, b: float, epsilon: float) -> "_SparseBackend":
-        """The backend of a stored index (:mod:`proofbook.index.index_file`): counts in, same scores out."""
-        backend = cls.__new__(cls)
-        backend._build(vocabulary, term_frequency, doc_len, k1, b, epsilon)
-        return backend
-
-    def _build(self, vocabulary: dict[str, int], term_frequency: scipy.sparse.csr_matrix, doc_len: list[int],
-               k1: float, b: float, epsilon: float) -> None:
-        self.vocabulary = vocabulary
-        self.n_docs = len(doc_len)
-        self.avgdl = sum(doc_len) / self.n_docs
-        self.doc_len = np.asarray(doc_len, dtype=np.int64)
-        self.counts = term_frequency.data.astype(np.uint32)   # tf, aligned with matrix.data (kept for to_bytes)
-        self.idf_values, self.average_idf = self._idf(term_frequency, epsilon)
-        self.matrix = self._weights(term_frequency, self.doc_len, k1, b)
-
-    @staticmethod
-    def _term_frequency(term_ids: np.ndarray, doc_len: list[int], n_terms: int) -> scipy.sparse.csr_matrix:
-        """tf(t, d) as a (terms x documents) CSR matrix; repeated (t, d) pairs are summed."""
-        doc_ids = np.repeat(np.arange(len(doc_len), dtype=np.int64), doc_len)
-        shape = (n_terms, len(doc_len))
-        counts = scipy.sparse.coo_matrix((np.ones(len(term_ids)), (term_ids, doc_ids)), shape=shape).tocsr()
-        counts.sum_duplicates()
-        counts.sort_indices()
-        return counts
-
-    def _idf(self, term_frequency: scipy.sparse.csr_matrix, epsilon: float) -> tuple[np.ndarray, float]:
-        """BM25Okapi's IDF, summed in the same (first-occurrence) order so that the mean is identical."""
-        document_frequency = np.diff(term_frequency.indptr).tolist()
-        n, idf, idf_sum = self.n_docs, [], 0.0
-        for freq in document_frequency:
-            value = math.log(n - freq + 0.5) - math.log(freq + 0.5)
-            idf.append(value)
-            idf_sum += value
-        average_idf = idf_sum / len(idf)
-        floor = epsilon * average_idf
-        return np.array([floor if value < 0 else value for value in idf]), average_idf
-
-    def _weights(self, term_frequency: scipy.sparse.csr_matrix, doc_len: np.ndarray, k1: float,
-                 b: float) -> scipy.sparse.csr_matrix:
-        """idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)) for every non-zero tf."""
-        rows = np.repeat(np.arange(term_frequency.shape[0]), np.diff(term_frequency.indptr))
-        docs = term_frequency.indices
-        tf = term_frequency.data
-        # the operations of BM25Okapi.get_scores, in its order, restricted to the non-zero entries
-        length_part = k1 * (1 - b + b * doc_len / self.avgdl)
-        weights = self.idf_values[rows] * (tf * (k1 + 1) / (tf + length_part[docs]))
-        return scipy.sparse.csr_matrix((weights, docs.astype(np.int32), term_frequency.indptr),
-                                       shape=term_frequency.shape)
-
-    def idf(self, token: str) -> float:
-        row = self.vocabulary.get(token)
-        return 0.0 if row is None else float(self.idf_values[row])
-
-    def get_scores(self, query_tokens: list[str]) -> np.ndarray:
-        """Sum the rows of the query's tokens, one per occurrence, in query order (as BM25Okapi does)."""
-        indptr, indices, data = self.matrix.indptr, self.matrix.indices, self.matrix.data
-        rows = [self.vocabulary[t] for t in query_tokens if t in self.vocabulary]
-        if not rows:
-            return np.zeros(self.n_docs)
-        docs = np.concatenate([indices[indptr[r]:indptr[r + 1]] for r in rows])
-        weights = np.concatenate([data[indptr[r]:indptr[r + 1]] for r in rows])
-        return np.bincount(docs, weights=weights, minlength=self.n_docs)
-
-    def get_batch_scores(self, query_tokens: list[str], doc_ids: np.ndarray) -> np.ndarray:
-        return self.get_scores(query_tokens)[doc_ids]
-
-    @property
-    def nbytes(self) -> int:
-        """The CSR arrays plus an estimate of the vocabulary dict (table, key strings, int values)."""
-        matrix = self.matrix.data.nbytes + self.matrix.indices.nbytes + self.matrix.indptr.nbytes
-        vocabulary = sys.getsizeof(self.vocabulary) + sum(sys.getsizeof(t) + 28 for t in self.vocabulary)
-        return matrix + vocabulary + self.idf_values.nbytes + self.counts.nbytes + self.doc_len.nbytes
+def _backend_attribute(name: str, doc: str | None = None) -> property:
+    """A read-only property of :class:`BM25` that reads the attribute ``name`` of its backend."""
+    return property(lambda self: getattr(self._impl, name), doc=doc)
 
 
 class BM25:
@@ -236,27 +105,15 @@ class BM25:
             raise ValueError("cannot index a corpus whose documents hold no tokens")
         self.k1, self.b, self.epsilon, self.backend = k1, b, epsilon, backend
         start = time.perf_counter()
-        implementation = _SparseBackend if backend == "fast" else _ReferenceBackend
+        implementation = SparseBackend if backend == "fast" else ReferenceBackend
         self._impl = implementation(corpus_tokens, k1, b, epsilon)
         self.build_seconds = time.perf_counter() - start
 
-    @property
-    def n_docs(self) -> int:
-        return self._impl.n_docs
-
-    @property
-    def avgdl(self) -> float:
-        """The mean document length in tokens."""
-        return self._impl.avgdl
-
-    @property
-    def average_idf(self) -> float:
-        """The mean IDF over the vocabulary before the epsilon floor (the floor is ``epsilon`` times it)."""
-        return self._impl.average_idf
-
-    @property
-    def nbytes(self) -> int:
-        return self._impl.nbytes
+    n_docs = _backend_attribute("n_docs")
+    avgdl = _backend_attribute("avgdl", "The mean document length in tokens.")
+    average_idf = _backend_attribute("average_idf", "The mean IDF over the vocabulary before the epsilon floor "
+                                                    "(the floor is ``epsilon`` times it).")
+    nbytes = _backend_attribute("nbytes")
 
     def to_bytes(self, titles: Sequence[str] = ()) -> bytes:
         """The index as a compact file (:mod:`proofbook.index.index_file`); fast backend only."""
@@ -278,7 +135,7 @@ class BM25:
         stored = read_index(data, what)
         bm25 = cls.__new__(cls)
         bm25.k1, bm25.b, bm25.epsilon, bm25.backend = stored["k1"], stored["b"], stored["epsilon"], "fast"
-        bm25._impl = _SparseBackend.from_counts(stored["vocabulary"], stored["term_frequency"], stored["doc_len"],
+        bm25._impl = SparseBackend.from_counts(stored["vocabulary"], stored["term_frequency"], stored["doc_len"],
                                                 bm25.k1, bm25.b, bm25.epsilon)
         bm25.build_seconds = time.perf_counter() - start
         return bm25, stored["titles"]
@@ -302,7 +159,7 @@ class BM25:
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """The ``min(k, n_docs)`` best ``(doc index, score)``: score descending, ties by lower index."""
-        return _top_k(self.get_scores(query_tokens), k)
+        return top_k(self.get_scores(query_tokens), k)
 
 
 def _query_tokens(text: str) -> list[str]:
@@ -414,7 +271,7 @@ class SentenceIndex:
         rows = np.sort(np.array([r for t in set(titles) for r in self._rows[t]], dtype=np.int64))
         if rows.size == 0:
             return []
-        ranked = _positive(_top_k(self.bm25.get_batch_scores(query, rows), k))
+        ranked = _positive(top_k(self.bm25.get_batch_scores(query, rows), k))
         return [(self.ids[rows[i]], s) for i, s in ranked]
 
 

@@ -70,6 +70,7 @@ import torch
 from proofbook.core.corpus import Corpus, Document
 from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.models.loading import load_encoder, load_tokenizer, resolve_checkpoint
+from proofbook.index.ranking import top_k
 
 CACHE_KIND = "dense-index"
 #: bump when the page text or the pooling changes, so old cache entries are not reused
@@ -256,9 +257,7 @@ class DenseIndex:
         k = min(k, len(scores) - (exclude is not None))
         if k <= 0:
             return []
-        rows = np.argpartition(-scores, k - 1)[:k]
-        rows = rows[np.lexsort((rows, -scores[rows]))]
-        return [(self.titles[row], float(scores[row])) for row in rows]
+        return [(self.titles[row], score) for row, score in top_k(scores, k)]
 
     def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[tuple[str, float]]]:
         """Top ``k`` pages ``(title, cosine)`` for each query, queries encoded in batches."""

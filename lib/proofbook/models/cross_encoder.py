@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 from proofbook.core.training import TrainConfig, TrainResult, train
 from proofbook.models.loading import (load_classifier, load_tokenizer, read_settings, resolve_checkpoint,
@@ -165,7 +166,6 @@ class CrossEncoder:
         return result
 
     def _probabilities(self, pairs: Sequence[Pair], batch_size: int, progress: bool | None) -> np.ndarray:
-        from tqdm.auto import tqdm
 
         starts = range(0, len(pairs), batch_size)
         show = progress if progress is not None else len(starts) > 10

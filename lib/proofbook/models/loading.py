@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from proofbook.core.cache import Codec
+from proofbook.core.codecs import Codec
 from proofbook.models.pointer import CopyBart
 
 logger = logging.getLogger(__name__)

@@ -3,8 +3,10 @@
 Every generator in the book is one of these: the NatLog proof generator (AdMIRaL §3.2), the question
 generator of claims in the wild (Chen et al. 2023, §3.1, the fine-tuned decomposition model), Entailer's
 premise generator H -> P (Tafjord et al. 2022, §3) and its hypothesis writer.  AdMIRaL's title generator
-(:mod:`proofbook.admiral.retrieval.autoregressive`) has its own input truncation rule and reuses the pieces
-here (:func:`collate`, :func:`special_frame`, :func:`mean_logprob`).
+(:class:`proofbook.admiral.retrieval.autoregressive.AutoregressiveRetriever`, §3) is a subclass: it keeps
+the constructors, device and length handling, training loop, ``generate()`` call and persistence, and
+brings its own input format, truncation rule and parsing of constrained outputs.  The helpers around
+``generate()`` (constraints, scores, batching) live in :mod:`proofbook.models.decoding`.
 
 Four backends (no pretrained seq2seq model is installable offline):
 
@@ -27,11 +29,13 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import torch
 
 from proofbook.core.training import TrainConfig, TrainResult, set_seed, train
+from proofbook.models.decoding import (FILLER_SCORE, batched, first_id, generation_ids, mean_logprob,
+                                       prefix_allowed_tokens_fn)
 from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, load_model, load_seq2seq, load_tokenizer,
                                       quiet_transformers, read_settings, resolve_checkpoint, save_with_settings,
                                       set_special_token_ids, small_seq2seq, special_token_ids,
@@ -39,8 +43,6 @@ from proofbook.models.loading import (freeze_encoder, frozen_encoder_seq2seq, lo
 from proofbook.models.pointer import CopyBart
 
 CONFIG_FILE = "proofbook_seq2seq.json"
-#: transformers starts beams 2..n at -1e9; a beam still below this at the end is a filler copy
-FILLER_SCORE = -1e6
 
 
 @dataclass(frozen=True)
@@ -50,13 +52,6 @@ class Generated:
     text: str
     ids: tuple[int, ...]
     score: float
-
-
-def first_id(value) -> int | None:
-    """A token id from a config field that may hold one id or a list of ids."""
-    if isinstance(value, (list, tuple)):
-        return int(value[0]) if value else None
-    return None if value is None else int(value)
 
 
 def special_frame(tokenizer) -> tuple[list[int], list[int]]:
@@ -96,50 +91,16 @@ def collate_states(batch: Sequence[tuple[Sequence[int], Sequence[int]]], states:
     return {"encoder_outputs": (hidden,), "attention_mask": plain["attention_mask"], "labels": plain["labels"]}
 
 
-def mean_logprob(step_logits: Sequence[torch.Tensor], tokens: torch.Tensor, eos_token_id: int) -> list[float]:
-    """Mean log-probability of ``tokens`` (up to and including the first EOS) under per-step logits."""
-    logprobs = torch.stack([torch.log_softmax(step.float(), dim=-1) for step in step_logits], dim=1)
-    tokens = tokens[:, :logprobs.shape[1]]
-    picked = logprobs.gather(-1, tokens[:, :, None]).squeeze(-1)
-    is_eos = tokens == eos_token_id
-    ends = torch.where(is_eos.any(dim=1), is_eos.int().argmax(dim=1), torch.full_like(tokens[:, 0], tokens.shape[1] - 1))
-    mask = torch.arange(picked.shape[1])[None, :] <= ends[:, None]
-    return ((picked * mask).sum(dim=1) / mask.sum(dim=1)).tolist()
-
-
-def generation_ids(model) -> tuple[int, int]:
-    """The end-of-sequence and padding token ids of a seq2seq ``model``'s generation config; a clear error when it
-    lacks them or a decoder start token (set them with :func:`proofbook.models.loading.set_special_token_ids`)."""
-    config = model.generation_config
-    eos, pad = first_id(config.eos_token_id), first_id(config.pad_token_id)
-    if eos is None or pad is None or config.decoder_start_token_id is None:
-        raise ValueError("the model's generation config lacks eos/pad/decoder_start token ids; "
-                         "use proofbook.models.loading.set_special_token_ids")
-    return eos, pad
-
-
-def prefix_allowed_tokens_fn(constraints, skip_first: int = 1) -> Callable[[int, Any], list[int]]:
-    """The ``prefix_allowed_tokens_fn(batch_id, sent)`` that ``generate()`` calls at every step.
-
-    ``constraints`` is one constraint (an object with ``allowed(prefix, memo) -> list[int]``, such as
-    :class:`proofbook.index.prefix_tree.SequenceConstraint`) for the whole batch, or one per batch item
-    (``batch_id`` indexes the batch, not the beams).  The first ``skip_first`` tokens of ``sent`` -- the
-    decoder start token of an encoder-decoder model -- are skipped before walking.  States are memoised per
-    batch item, so each step costs one trie step per beam.
-    """
-    per_item = hasattr(constraints, "allowed")
-    memos: dict[int, dict] = {}
-
-    def allowed(batch_id: int, sent) -> list[int]:
-        constraint = constraints if per_item else constraints[batch_id]
-        tokens = tuple(sent.tolist()) if hasattr(sent, "tolist") else tuple(int(token) for token in sent)
-        return constraint.allowed(tokens[skip_first:], memos.setdefault(batch_id, {}))
-
-    return allowed
-
-
 class Seq2Seq:
-    """A transformers encoder-decoder with its tokenizer: fit on text pairs, generate, score."""
+    """A transformers encoder-decoder with its tokenizer: fit on text pairs, generate, score.
+
+    Subclasses with their own input format (AdMIRaL's title generator) reuse the constructors, the device and
+    length handling, :meth:`collate`, :meth:`_train`, :meth:`_run_generate` and the persistence (they name their
+    own :attr:`SETTINGS_FILE` and :meth:`_settings`).
+    """
+
+    #: the settings file :meth:`save` writes next to the weights, and the writer a folder without it lacks
+    SETTINGS_FILE, SAVED_BY = CONFIG_FILE, "Seq2Seq.save (use Seq2Seq.from_checkpoint for a plain checkpoint folder)"
 
     def __init__(self, model, tokenizer, *, max_input_length: int = 256, max_target_length: int = 64,
                  backend: str = "checkpoint", device: str | None = None):
@@ -210,8 +171,11 @@ class Seq2Seq:
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"empty model input {text!r}")
         budget = self.max_input_length - len(self._prefix_ids) - len(self._suffix_ids)
-        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])[:budget]
-        return self._prefix_ids + ids + self._suffix_ids
+        return self._framed(list(self.tokenizer(text, add_special_tokens=False)["input_ids"])[:budget])
+
+    def _framed(self, ids: Sequence[int]) -> list[int]:
+        """``ids`` between the tokenizer's special tokens (``[CLS] ... [SEP]``, ``<s> ... </s>``, ``... </s>``)."""
+        return self._prefix_ids + list(ids) + self._suffix_ids
 
     def encode_target(self, text: str) -> list[int]:
         """Decoder label ids of ``text`` (cut to ``max_target_length`` - 1), then EOS."""
@@ -244,10 +208,16 @@ class Seq2Seq:
         if evaluate is None and dev_pairs:
             dev = list(dev_pairs)
             evaluate = lambda model: float(sum(self.score([s for s, _ in dev], [t for _, t in dev])) / len(dev))  # noqa: E731
+        return self._train(encoded, collate_fn, evaluate, config,
+                           lengths=[len(ids) + len(labels) for ids, labels in encoded])
+
+    def _train(self, encoded: Sequence[tuple[list[int], list[int]]], collate_fn: Callable, evaluate: Callable | None,
+               config: TrainConfig | None, lengths: Sequence[int] | None = None) -> TrainResult:
+        """:func:`proofbook.core.training.train` on encoded ``(input ids, label ids)`` pairs; the model is left
+        in eval mode."""
         with warnings.catch_warnings():  # EncoderDecoderModel warns on every step that it computes the loss
             warnings.filterwarnings("ignore", message="Version v4.12.0 introduces", category=FutureWarning)
-            result = train(self.model, encoded, collate_fn, evaluate, config or TrainConfig(),
-                           lengths=[len(ids) + len(labels) for ids, labels in encoded])
+            result = train(self.model, encoded, collate_fn, evaluate, config or TrainConfig(), lengths=lengths)
         self.model.eval()
         return result
 
@@ -318,14 +288,9 @@ class Seq2Seq:
                 raise ValueError(f"input {position}: {err}") from None
         if seed is not None:
             set_seed(seed, deterministic=False)
-        results: list[list[Generated]] = []
-        for first in range(0, len(encoded), batch_size):
-            chunk = encoded[first:first + batch_size]
-            chunk_constraints = self._constraints_for(constraints, first, len(chunk))
-            results += self._generate_chunk(chunk, chunk_constraints, beam=beam, num_return=num_return,
-                                            sample=sample, top_p=top_p, temperature=temperature,
-                                            max_new_tokens=max_new_tokens)
-        return results
+        return batched(encoded, batch_size, lambda chunk, first: self._generate_chunk(
+            chunk, self._constraints_for(constraints, first, len(chunk)), beam=beam, num_return=num_return,
+            sample=sample, top_p=top_p, temperature=temperature, max_new_tokens=max_new_tokens))
 
     @staticmethod
     def _constraints_for(constraints, first: int, count: int):
@@ -339,15 +304,12 @@ class Seq2Seq:
 
     def _generate_chunk(self, chunk: list[list[int]], constraints, *, beam: int, num_return: int, sample: bool,
                         top_p: float | None, temperature: float, max_new_tokens: int | None) -> list[list[Generated]]:
-        batch = self.collate([(ids, [self.eos_token_id]) for ids in chunk])
         limit = max_new_tokens or self.max_target_length
         if constraints is not None:
             lengths = [c.max_length() for c in constraints]
             if all(n is not None for n in lengths):
                 limit = min(limit, max(lengths) + 1)
-        settings = dict(num_return_sequences=num_return, max_new_tokens=limit, no_repeat_ngram_size=0,
-                        repetition_penalty=1.0, min_length=0, return_dict_in_generate=True,
-                        forced_bos_token_id=None, forced_eos_token_id=None)
+        settings = dict(num_return_sequences=num_return, max_new_tokens=limit, forced_eos_token_id=None)
         if sample:
             settings.update(do_sample=True, num_beams=1, temperature=temperature, top_p=top_p or 1.0, top_k=0,
                             output_logits=True)
@@ -358,16 +320,7 @@ class Seq2Seq:
                             output_scores=True)
         else:
             settings.update(do_sample=False, num_beams=1, output_logits=True)
-        if constraints is not None:
-            settings["prefix_allowed_tokens_fn"] = prefix_allowed_tokens_fn(constraints)
-        with torch.no_grad(), quiet_transformers():
-            out = self.model.generate(input_ids=batch["input_ids"].to(self.device),
-                                      attention_mask=batch["attention_mask"].to(self.device), **settings)
-        tokens = out.sequences[:, 1:]  # drop the decoder start token
-        if beam > 1 and not sample:
-            scores = out.sequences_scores.tolist()
-        else:
-            scores = mean_logprob(out.logits, tokens, self.eos_token_id)
+        tokens, scores = self._run_generate(chunk, constraints, **settings)
         results = []
         for item in range(len(chunk)):
             outputs = []
@@ -384,22 +337,48 @@ class Seq2Seq:
             results.append(outputs)
         return results
 
+    def _run_generate(self, chunk: Sequence[Sequence[int]], constraints,
+                      **settings) -> tuple[torch.Tensor, list[float]]:
+        """One ``generate()`` call on encoder ids, with ``settings`` and no repetition rules or forced BOS: the
+        output tokens (decoder start dropped) and their scores -- beam search's length-normalised
+        ``sequences_scores`` when ``output_scores`` is set, else :func:`mean_logprob` under the returned logits."""
+        batch = self.collate([(ids, [self.eos_token_id]) for ids in chunk])
+        settings.update(no_repeat_ngram_size=0, repetition_penalty=1.0, min_length=0, return_dict_in_generate=True,
+                        forced_bos_token_id=None)
+        if constraints is not None:
+            settings["prefix_allowed_tokens_fn"] = prefix_allowed_tokens_fn(constraints)
+        with torch.no_grad(), quiet_transformers():
+            out = self.model.generate(input_ids=batch["input_ids"].to(self.device),
+                                      attention_mask=batch["attention_mask"].to(self.device), **settings)
+        tokens = out.sequences[:, 1:]  # drop the decoder start token
+        if settings.get("output_scores"):
+            return tokens, out.sequences_scores.tolist()
+        return tokens, mean_logprob(out.logits, tokens, self.eos_token_id)
+
     # -- persistence
+    def _settings(self) -> dict:
+        """What :meth:`save` writes into :attr:`SETTINGS_FILE`: the keyword arguments :meth:`load` passes back."""
+        return {"max_input_length": self.max_input_length, "max_target_length": self.max_target_length,
+                "backend": self.backend, "model_class": type(self.model).__name__}
+
     def save(self, folder: os.PathLike | str) -> Path:
         """Write model, tokenizer and settings into ``folder`` (usable with ``object_codec``)."""
-        settings = {"max_input_length": self.max_input_length, "max_target_length": self.max_target_length,
-                    "backend": self.backend, "model_class": type(self.model).__name__}
-        return save_with_settings(folder, self.model, self.tokenizer, CONFIG_FILE, settings)
+        return save_with_settings(folder, self.model, self.tokenizer, self.SETTINGS_FILE, self._settings())
 
     @classmethod
     def load(cls, folder: os.PathLike | str, device: str | None = None) -> "Seq2Seq":
         """A model written by :meth:`save`."""
+        folder, model, settings = cls._read_saved(folder)
+        return cls(model, load_tokenizer(folder), device=device, **settings)
+
+    @classmethod
+    def _read_saved(cls, folder: os.PathLike | str) -> tuple[Path, torch.nn.Module, dict]:
+        """The checked folder, the model and the other settings :meth:`save` wrote there."""
         import transformers
 
         folder = resolve_checkpoint(folder)
-        settings = read_settings(folder, CONFIG_FILE, "Seq2Seq.save (use Seq2Seq.from_checkpoint for a plain "
-                                                      "checkpoint folder)")
+        settings = read_settings(folder, cls.SETTINGS_FILE, cls.SAVED_BY)
         model_class = settings.pop("model_class")
         model = load_model(CopyBart if model_class == "CopyBart" else getattr(transformers, model_class), folder)
-        return cls(model, load_tokenizer(folder), device=device, **settings)
+        return folder, model, settings
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import grimp
 
 from proofbook.core.paths import PROJECT_ROOT, record_read
-from proofbook.core.provenance import LIBRARY
+from proofbook.core.provenance import LIBRARY, module_name
 
 ROOT = "proofbook"
 CONTRACT = PROJECT_ROOT / ".importlinter"
@@ -76,8 +76,7 @@ def modules() -> list[dict]:
     rows = []
     for path in sorted(LIBRARY.rglob("*.py")):
         record_read(path)
-        rel = path.relative_to(LIBRARY.parent).with_suffix("")
-        name = ".".join(part for part in rel.parts if part != "__init__")
+        name = module_name(path)
         text = path.read_text(encoding="utf-8")
         doc = ast.get_docstring(ast.parse(text)) or ""
         rows.append({"package": package_of(name), "module": name, "lines": len(text.splitlines()),

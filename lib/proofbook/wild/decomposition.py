@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Mapping, Protocol, Sequence
 
-from proofbook.core.cache import object_codec
+from proofbook.core.codecs import object_codec
+from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig
 from proofbook.data.politifact import ClaimDecompFinetuneExample, clean_question
 from proofbook.models.llm import ChatClient
@@ -99,8 +100,8 @@ class CachedQuestions:
 # --- the trained question generator ------------------------------------------------------------
 
 @dataclass(frozen=True)
-class GeneratorSettings:
-    """How the question generator is built, trained and decoded (the cache key)."""
+class GeneratorSettings(ComponentSettings):
+    """How the question generator is built, trained and decoded (every field keys its cache entry)."""
 
     backend: str = "scratch"        # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
     d_model: int = 256              # size of the scratch model
@@ -153,7 +154,7 @@ class TrainedQuestionGenerator:
                data: os.PathLike | str | None = None, progress: bool = True) -> "TrainedQuestionGenerator":
         """Trained once per settings and training file, through the ArtifactCache."""
 
-        model = cache.get_or_build("wild-question-generator", asdict(settings),
+        model = cache.get_or_build("wild-question-generator", settings.cache_config(),
                                    lambda: cls.train(examples, settings, progress).model,
                                    *object_codec(Seq2Seq), data=data)
         return cls(model, settings)

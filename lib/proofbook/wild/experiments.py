@@ -31,8 +31,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from proofbook.core import intervals
-from proofbook.core.cache import ArtifactCache, file_fingerprint, json_codec
+from proofbook.core.cache import ArtifactCache, file_fingerprint
+from proofbook.core.codecs import json_codec
 from proofbook.core.examples import by_id
+from proofbook.core.settings import ComponentSettings
 from proofbook.data import politifact as pf
 from proofbook.index.dense import SentenceEmbedder
 from proofbook.wild.datasets import WildData
@@ -53,8 +55,12 @@ EVIDENCE_SYSTEMS = ("justification", "web-snippets", "web-summaries")
 # --- settings ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class WildSettings:
-    """Sizes of one run.  The full-size defaults fit the chapter's time budget (see the notebooks)."""
+class WildSettings(ComponentSettings):
+    """Sizes of one run (every field keys the cached run).  The full-size defaults fit the chapter's time budget."""
+
+    #: raised when what a run computes changes (2: the test-time justification has its verdict sentences
+    #: removed, as the training justifications always had)
+    CODE_VERSION = {"version": 2}
 
     # lr 1e-4: on 1,200 LIAR claims (1 epoch, loaded machine) it gave selection MAE 1.31 vs 1.41 at 5e-5
     claim_only: VeracitySettings = VeracitySettings(max_length=64, epochs=1, batch_size=16, lr=1e-4)
@@ -261,21 +267,16 @@ def test_justification(claim) -> str:
     return strip_verdict(" ".join(" ".join(p.split()) for p in claim.justification))
 
 
-#: enters the run's cache key; raised when what a run computes changes (2: the test-time justification has
-#: its verdict sentences removed, as the training justifications always had)
-RUN_VERSION = 2
-
 
 def run_experiments(data: WildData, models: Models, settings: WildSettings, cache: ArtifactCache | None = None,
                     progress: bool = True) -> Run:
     """:func:`compute_run`, cached as JSON (key: settings, evaluation claims, data files)."""
     cache = cache or ArtifactCache()
-    config = {"settings": asdict(settings), "generator": models.generator is not None, "systems": CLAIM_SYSTEMS,
-              "version": RUN_VERSION,
-              "matched": models.claim_only_matched is not None,
-              "evaluation": {f"{d}/{s}": [str(getattr(r, "example_id", getattr(r, "id", ""))) for r in records]
-                             for (d, s), records in data.evaluation.items()},
-              "data": file_fingerprint(data.files())}
+    config = settings.cache_config(
+        generator=models.generator is not None, systems=CLAIM_SYSTEMS, matched=models.claim_only_matched is not None,
+        evaluation={f"{d}/{s}": [str(getattr(r, "example_id", getattr(r, "id", ""))) for r in records]
+                    for (d, s), records in data.evaluation.items()},
+        data=file_fingerprint(data.files()))
     saved = cache.get_or_build("wild-run", config, lambda: compute_run(data, models, settings, progress).to_json(),
                                *json_codec("run.json"))
     return Run.from_json(saved)

@@ -127,6 +127,13 @@ def no_date_message(query: ClaimQuery) -> str:
             "(expected 'stated on <Month> <day>, <year> ...'): the time filter was not applied")
 
 
+def _start_outcome(claim) -> tuple[date | None, SearchOutcome]:
+    """The claim's date and an empty outcome for it (its message says so when the date cannot be read)."""
+    query = as_query(claim)
+    when = query.date
+    return when, SearchOutcome([], message=None if when is not None else no_date_message(query))
+
+
 class SearchBackend(Protocol):
     def search(self, claim, questions: Sequence[str]) -> SearchOutcome: ...
 
@@ -160,10 +167,7 @@ class ReplaySearch:
         if query.example_id not in self.cache:
             raise KeyError(f"claim {query.example_id} has no cached search results "
                            f"({len(self.cache)} claims in the cache)")
-        outcome = SearchOutcome([])
-        when = query.date
-        if when is None:
-            outcome.message = no_date_message(query)
+        when, outcome = _start_outcome(query)
         pages = (Page(r.url, r.title, r.snippet, snippet_date(r.snippet), r.question) for r in self.cache[query.example_id])
         outcome.pages = apply_filters(pages, when, outcome)
         return outcome
@@ -179,9 +183,7 @@ class LocalSearch:
         self.index = BM25([tokenize(f"{p.title} {p.text}") for p in self.pages], k1=k1, b=b)
 
     def search(self, claim, questions: Sequence[str]) -> SearchOutcome:
-        query = as_query(claim)
-        when = query.date
-        outcome = SearchOutcome([], message=None if when is not None else no_date_message(query))
+        when, outcome = _start_outcome(claim)
         seen: set[str] = set()
         for question in questions:
             scores = self.index.get_scores(tokenize(question))
@@ -238,9 +240,7 @@ class LiveSearch:
             raise SearchError(f"{self.endpoint}: the reply is not JSON: {body[:200]!r}") from None
 
     def search(self, claim, questions: Sequence[str]) -> SearchOutcome:
-        query = as_query(claim)
-        when = query.date
-        outcome = SearchOutcome([], message=None if when is not None else no_date_message(query))
+        when, outcome = _start_outcome(claim)
         seen: set[str] = set()
         for question in questions:
             reply = self._request(question, when)

@@ -34,13 +34,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from proofbook.core.cache import fingerprint
 from proofbook.core.corpus import split_sentences
+from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig, set_seed
 from proofbook.data.politifact import LABELS, classifier_input, statement_key
 from proofbook.models.cross_encoder import CrossEncoder
@@ -136,8 +138,8 @@ def selection_split(examples: Sequence[VeracityExample], fraction: float = 0.1
 
 
 @dataclass(frozen=True)
-class VeracitySettings:
-    """Training settings of one veracity model (part of its cache key)."""
+class VeracitySettings(ComponentSettings):
+    """Training settings of one veracity model (every field keys its cache entry)."""
 
     max_length: int = 128
     epochs: int = 1
@@ -150,19 +152,17 @@ class VeracitySettings:
     checkpoint: str = "minilm"      # or the folder of a trained veracity classifier to continue from
 
 
-def cache_settings(settings: VeracitySettings, cache) -> dict:
+def cache_settings(settings: VeracitySettings, cache) -> VeracitySettings:
     """The settings as the cache key sees them: a checkpoint folder inside the cache is named by its place
     in the cache (``cache:<kind>/<key>``), so the key is the same wherever the checkout or cache lies."""
-    from pathlib import Path
-
-    config = asdict(settings)
     folder = Path(settings.checkpoint)
-    if folder.is_absolute():
-        try:
-            config["checkpoint"] = "cache:" + folder.resolve().relative_to(Path(cache.root).resolve()).as_posix()
-        except ValueError:              # a checkpoint of one's own, outside the cache: keyed by its path
-            pass
-    return config
+    if not folder.is_absolute():
+        return settings
+    try:
+        inside = folder.resolve().relative_to(Path(cache.root).resolve())
+    except ValueError:                  # a checkpoint of one's own, outside the cache: keyed by its path
+        return settings
+    return replace(settings, checkpoint=f"cache:{inside.as_posix()}")
 
 
 class VeracityClassifier:
@@ -227,8 +227,8 @@ class VeracityClassifier:
             encoder.training_summary = json.loads((folder / "veracity_training.json").read_text(encoding="utf-8"))
             return encoder
 
-        config = {"settings": cache_settings(settings, cache),
-                  "examples": fingerprint([(e.claim_id, e.text, e.evidence, e.label) for e in examples])}
+        config = cache_settings(settings, cache).cache_config(
+            examples=fingerprint([(e.claim_id, e.text, e.evidence, e.label) for e in examples]))
         encoder = cache.get_or_build(kind, config, build, save, load)
         classifier = trained.get("classifier") or cls(encoder, settings)
         classifier.folder = cache.path_for(kind, cache.key_for(kind, config))

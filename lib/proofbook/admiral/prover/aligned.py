@@ -16,7 +16,7 @@ the generator stays the ``generated`` builder (:mod:`proofbook.admiral.prover.pr
   (:func:`context_operator_data`) on the span model's data -- QA-NatVer's silver proofs and few-shot proofs,
   class-balanced -- with their contexts (the claim; for silver proofs, whose evidence sentences are not
   released, the proof's evidence spans joined), plus the proofs built for HoVer and FEVEROUS-S training claims
-  (:func:`proofbook.admiral.prover.proofgen.build_proofs`): each chunk against its aligned span in a gold sentence with
+  (:func:`proofbook.admiral.prover.training_proofs.build_proofs`): each chunk against its aligned span in a gold sentence with
   the span model's operator, and -- the independence examples -- the chunks whose gold sentence was removed
   from the selection against their best remaining span, labelled ``#`` (unless every content word of the chunk
   still occurs in what is left: such a label is ambiguous and left out).
@@ -53,8 +53,10 @@ from typing import Sequence
 from proofbook.admiral.prover import natlog
 from proofbook.admiral.prover.alignment import FUNCTION_WORDS, content_words, word_matches
 from proofbook.admiral.prover.operators import LABELS, OperatorData, OperatorModel
-from proofbook.admiral.prover.proofgen import build_proofs
-from proofbook.core.cache import ArtifactCache, fingerprint, object_codec
+from proofbook.admiral.prover.training_proofs import build_proofs
+from proofbook.core.cache import ArtifactCache, fingerprint
+from proofbook.core.codecs import object_codec
+from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig
 from proofbook.data.natlog import read_fewshot_processed, read_fewshot_targets, read_silver_proofs
 from proofbook.models.cross_encoder import HEAD_INIT_VERSION
@@ -64,14 +66,11 @@ INDEPENDENCE = "#"
 CONTEXT_WORDS = 12          # words of context either side of a span in the operator model's input
 
 
-#: fields of :class:`AlignedSettings` that only say how the trained model is used (every other field is part of
-#: the model's cache key)
-USE_FIELDS = ("rerank", "score", "threshold")
-
-
 @dataclass(frozen=True)
-class AlignedSettings:
-    """The context operator model and the aligned builder; defaults = the book's full-size run."""
+class ContextModelSettings(ComponentSettings):
+    """How the context operator model is trained (every field keys its cache entry); defaults = the book's run."""
+
+    CODE_VERSION = {"head": HEAD_INIT_VERSION}
 
     seed: int = 0
     max_built_per_operator: int = 800   # built steps per source (HoVer, FEVEROUS-S) and operator (class balance)
@@ -80,6 +79,16 @@ class AlignedSettings:
     epochs: int = 3
     batch_size: int = 32
     lr: float = 1e-4
+
+
+@dataclass(frozen=True)
+class AlignedSettings(ContextModelSettings):
+    """The context operator model and the aligned builder; defaults = the book's full-size run.
+
+    The training fields are those of :class:`ContextModelSettings` (:attr:`context_model` hands just them to
+    the training); ``rerank``, ``score`` and ``threshold`` only say how the trained model is used.
+    """
+
     rerank: int = 3                     # candidate spans per chunk that the operator model reranks
     score: str = "auto"                 # one of SCORES, or "auto": the one with the best AUC on the calibration selections
     threshold: float = 0.5              # kept when calibration is off; else chosen on the calibration selections
@@ -89,6 +98,11 @@ class AlignedSettings:
             raise ValueError(f"unknown sufficiency score {self.score!r}; expected one of {SCORES}")
         if self.rerank < 1:
             raise ValueError(f"rerank must be at least 1, got {self.rerank}")
+
+    @property
+    def context_model(self) -> ContextModelSettings:
+        """The settings the context operator model is trained with (and keyed by)."""
+        return ContextModelSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(ContextModelSettings)})
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "AlignedSettings":
@@ -190,7 +204,7 @@ class ContextData:
     unreadable: int = 0                                              # built proofs passed over (built_examples)
 
 
-def context_operator_data(data_dir, span_data: OperatorData, proofs, settings: AlignedSettings) -> ContextData:
+def context_operator_data(data_dir, span_data: OperatorData, proofs, settings: ContextModelSettings) -> ContextData:
     """The span model's training steps (its silver ones at most ``max_silver_per_operator`` per operator) and
     held-out steps with their contexts, plus the built HoVer / FEVEROUS-S steps (at most
     ``max_built_per_operator`` per source and operator); every draw with the seed."""
@@ -219,7 +233,7 @@ def context_operator_data(data_dir, span_data: OperatorData, proofs, settings: A
     return ContextData(train, heldout, counts, unreadable)
 
 
-def train_context_model(data: ContextData, settings: AlignedSettings) -> OperatorModel:
+def train_context_model(data: ContextData, settings: ContextModelSettings) -> OperatorModel:
 
     model = OperatorModel.new(settings.max_length, seed=settings.seed)
     config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, seed=settings.seed)
@@ -227,13 +241,11 @@ def train_context_model(data: ContextData, settings: AlignedSettings) -> Operato
     return model
 
 
-def cached_context_model(data: ContextData, settings: AlignedSettings, cache=None) -> tuple[OperatorModel, float]:
+def cached_context_model(data: ContextData, settings: ContextModelSettings, cache=None) -> tuple[OperatorModel, float]:
     """The context operator model from the cache (kind ``natlog-context-operator-model``; trained on a miss)."""
 
     cache = cache or ArtifactCache()
-    training = {k: v for k, v in dataclasses.asdict(settings).items() if k not in USE_FIELDS}
-    key = {"settings": training, "head": HEAD_INIT_VERSION,
-           "train": fingerprint([dataclasses.astuple(x) for x in data.train])}
+    key = settings.cache_config(train=fingerprint([dataclasses.astuple(x) for x in data.train]))
     start = time.perf_counter()
     model = cache.get_or_build("natlog-context-operator-model", key, lambda: train_context_model(data, settings),
                                *object_codec(OperatorModel))

@@ -15,6 +15,7 @@ removed.
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Sequence
 
 from proofbook.admiral.prover.aligned import SCORES, roc_auc
@@ -97,8 +98,13 @@ def chosen_score(score: str, aucs: dict[str, float]) -> str:
     and no AUC at all: the first of them)."""
     if score != "auto":
         return score
-    return max(SCORES, key=lambda k: (-1.0 if aucs.get(k, -1.0) != aucs.get(k, -1.0) else aucs.get(k, -1.0),
-                                      -SCORES.index(k)))
+
+    def rank(name: str) -> tuple[float, int]:
+        auc = aucs.get(name)
+        defined = auc is not None and not math.isnan(auc)
+        return (auc if defined else -1.0, -SCORES.index(name))    # higher AUC first, then the earlier score
+
+    return max(SCORES, key=rank)
 
 
 def calibration_source(dataset: str | None) -> str | None:

@@ -28,7 +28,8 @@ from proofbook.admiral.prover.calibration import (calibrate_aligned, calibrate_c
                                                   calibration_source, chosen_score)
 from proofbook.admiral.prover.natlog import NEI, Proof
 from proofbook.admiral.prover.operators import OperatorSettings, cached_operator_model
-from proofbook.admiral.prover.proofgen import ProofgenSettings, cached_generator, cached_training_proofs, evidence_sets
+from proofbook.admiral.prover.proofgen import ProofgenSettings, cached_generator
+from proofbook.admiral.prover.training_proofs import cached_training_proofs, evidence_sets
 from proofbook.admiral.prover.stopping import StoppingRun, fixed_rule, simulate_stopping
 from proofbook.admiral.prover.sufficiency import (BUILDERS, REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
                                                   ClassifierSufficiency, LexicalSufficiency, NatlogSufficiency,
@@ -156,8 +157,8 @@ def train_prover(tasks, settings: SufficiencySettings, data_dir=None, cache=None
     proofs = cached_training_proofs(tasks, aligner, operator_model, settings.proofgen, data_dir, cache, key, progress)
     if stage == "proofs":
         return None
-    context_data = context_operator_data(data_dir, data, proofs, settings.aligned)
-    context_model, seconds["context operator model"] = cached_context_model(context_data, settings.aligned, cache)
+    context_data = context_operator_data(data_dir, data, proofs, settings.aligned.context_model)
+    context_model, seconds["context operator model"] = cached_context_model(context_data, settings.aligned.context_model, cache)
     if stage == "context":
         return None
     generator, proofs, seconds["proof generator"] = cached_generator(tasks, aligner, operator_model, settings.proofgen,

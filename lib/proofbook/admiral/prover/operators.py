@@ -34,7 +34,9 @@ from typing import Sequence
 
 import numpy as np
 
-from proofbook.core.cache import ArtifactCache, fingerprint, object_codec
+from proofbook.core.cache import ArtifactCache, fingerprint
+from proofbook.core.codecs import object_codec
+from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig
 from proofbook.data.fever_symmetric import fever_symmetric_claim_ids
 from proofbook.data.natlog import OPERATORS, read_fewshot_processed, read_fewshot_targets, read_silver_proofs
@@ -44,7 +46,7 @@ LABELS = tuple(OPERATORS)
 
 
 @dataclass(frozen=True)
-class OperatorSettings:
+class OperatorSettings(ComponentSettings):
     """How the operator model is trained; the defaults are the book's full-size run (~2 min on 2 cores)."""
 
     seed: int = 0
@@ -169,7 +171,7 @@ def cached_operator_model(data_dir=None, settings: OperatorSettings = OperatorSe
     """The trained operator model from the cache (built on a miss), its data and the seconds it took."""
     cache = cache or ArtifactCache()
     data = operator_data(data_dir, settings)
-    key = {"settings": dataclasses.asdict(settings), "train": fingerprint([dataclasses.astuple(x) for x in data.train])}
+    key = settings.cache_config(train=fingerprint([dataclasses.astuple(x) for x in data.train]))
     start = time.perf_counter()
     model = cache.get_or_build("natlog-operator-model", key, lambda: train_operator_model(data, settings),
                                *object_codec(OperatorModel))

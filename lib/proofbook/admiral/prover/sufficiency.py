@@ -37,7 +37,6 @@ cover every gold page (page recall).
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -45,9 +44,11 @@ from typing import Sequence
 from proofbook.admiral.prover.aligned import reached_verdict
 from proofbook.admiral.prover.lexical import lexical_proof
 from proofbook.admiral.prover.natlog import NEI, Proof
-from proofbook.admiral.prover.proofgen import evidence_sets
-from proofbook.core.cache import ArtifactCache, fingerprint, object_codec
+from proofbook.admiral.prover.training_proofs import evidence_sets
+from proofbook.core.cache import ArtifactCache, fingerprint
+from proofbook.core.codecs import object_codec
 from proofbook.core.corpus import Sentence
+from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig
 from proofbook.models.cross_encoder import HEAD_INIT_VERSION, CrossEncoder
 
@@ -204,7 +205,11 @@ class ClassifierSufficiency(_Hook):
 
 
 @dataclass(frozen=True)
-class ClassifierSettings:
+class ClassifierSettings(ComponentSettings):
+    """How the sufficiency classifier is trained (every field keys its cache entry)."""
+
+    CODE_VERSION = {"head": HEAD_INIT_VERSION}
+
     seed: int = 0
     max_claims_per_dataset: int = 200
     distractors: int = 1
@@ -235,8 +240,7 @@ def train_classifier(tasks, settings: ClassifierSettings = ClassifierSettings(),
                                        seed=settings.seed))
         return ClassifierSufficiency(encoder)
 
-    key = {"settings": dataclasses.asdict(settings), "head": HEAD_INIT_VERSION,
-           "sets": fingerprint([(s.claim_id, [x.id for x in s.sentences], s.sufficient) for s in sets])}
+    key = settings.cache_config(sets=fingerprint([(s.claim_id, [x.id for x in s.sentences], s.sufficient) for s in sets]))
     start = time.perf_counter()
     model = cache.get_or_build("natlog-sufficiency-classifier", key, build, *object_codec(ClassifierSufficiency))
     return model, time.perf_counter() - start

@@ -21,12 +21,14 @@ dataset's own title prefix tree at decoding time.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever, make_examples
+from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever
+from proofbook.admiral.retrieval.hop_examples import make_examples
 from proofbook.admiral.retrieval.metrics import per_claim_metrics
 from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig, MentionsOnly
 from proofbook.admiral.retrieval.pretraining import copy_examples
@@ -34,7 +36,9 @@ from proofbook.admiral.retrieval.reranker import (SentenceReranker, default_trai
                                                   train_reranker)
 from proofbook.admiral.retrieval.tasks import RetrievalTask
 from proofbook.core import intervals
-from proofbook.core.cache import ArtifactCache, fingerprint, object_codec, pickle_codec
+from proofbook.core.cache import ArtifactCache, fingerprint
+from proofbook.core.codecs import object_codec, pickle_codec
+from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig
 from proofbook.index.bm25 import DocumentIndex
 from proofbook.index.dense import DenseIndex
@@ -53,8 +57,8 @@ SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "ad
 
 
 @dataclass(frozen=True)
-class TrainingSettings:
-    """What the components are trained with; the defaults are the book's full-size run."""
+class TrainingSettings(ComponentSettings):
+    """What the reranker and the hop models are trained with (all of it keys each); defaults = the book's full-size run."""
 
     seed: int = 0
     reranker_examples: int = 2400
@@ -92,8 +96,6 @@ def book_config(smoke: bool = False, **overrides) -> AdmiralConfig:
 
 def _carve(claims: list, fraction: float) -> tuple[list, list]:
     """Split training claims into (train, dev) by a hash of the id: model selection never sees evaluation claims."""
-    import hashlib
-
     dev = [c for c in claims if int(hashlib.sha1(f"dev:{c.id}".encode()).hexdigest(), 16) % 1000 < fraction * 1000]
     dev_ids = {c.id for c in dev}
     return [c for c in claims if c.id not in dev_ids], dev
@@ -146,13 +148,12 @@ def train_components(tasks: Sequence[RetrievalTask], settings: TrainingSettings 
     """Train (or load from the cache) the reranker, the hop-0 and hop-1 models and the not-joint ablation."""
     cache = cache or ArtifactCache()
     data = fingerprint([(task.dataset, task.train, task.corpus.titles, task.corpus.n_sentences()) for task in tasks])
-    base = {"settings": dataclasses.asdict(settings), "train": data}
     seconds = {}
 
     def cached(kind, config, build, cls):
         start = time.perf_counter()
         codec = object_codec(cls)
-        value = cache.get_or_build(kind, {**base, **config}, build, codec.save, codec.load)
+        value = cache.get_or_build(kind, settings.cache_config(train=data, **config), build, codec.save, codec.load)
         seconds[kind if "hop" not in config else f"{kind}-{config['hop']}"] = time.perf_counter() - start
         return value
 
@@ -296,8 +297,9 @@ def cached_run(task: RetrievalTask, components: Components, claims: Sequence, se
 
 def task_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig) -> dict:
     """The cache key of a run of AdMIRaL on ``claims`` of ``task`` (models from ``settings``, decoding ``config``)."""
-    return {"settings": dataclasses.asdict(settings), "config": dataclasses.asdict(config), "dataset": task.dataset,
-            "corpus": fingerprint([task.corpus.titles, task.corpus.n_sentences()]), "claims": fingerprint(list(claims))}
+    return settings.cache_config(config=dataclasses.asdict(config), dataset=task.dataset,
+                                 corpus=fingerprint([task.corpus.titles, task.corpus.n_sentences()]),
+                                 claims=fingerprint(list(claims)))
 
 
 def run_key(task: RetrievalTask, claims: Sequence, settings: TrainingSettings, config: AdmiralConfig,

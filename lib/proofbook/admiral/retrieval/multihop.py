@@ -41,6 +41,7 @@ the first input sentence that mentions it.  The rest of the loop is unchanged, s
 """
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -254,7 +255,6 @@ class Admiral:
         other claims together (e.g. the sufficiency chapter extends the experiments chapter's 2-iteration run
         to 3 iterations instead of running the first two again).  ``seconds`` adds the new iterations' time.
         """
-        import copy
 
         traces = [copy.deepcopy(t) for t in traces]
         before = [t.seconds for t in traces]

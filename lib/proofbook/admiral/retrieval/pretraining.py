@@ -34,8 +34,10 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
+import ahocorasick
+
 from proofbook.core.corpus import Corpus, Sentence
-from proofbook.admiral.retrieval.autoregressive import RetrievalExample, negative_sampler
+from proofbook.admiral.retrieval.hop_examples import RetrievalExample, negative_sampler
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
 MIN_SURFACE_CHARS = 4
@@ -71,7 +73,6 @@ def title_mentions(corpus: Corpus, titles: Iterable[str] | None = None) -> dict[
 
 def surface_automaton(surfaces: Iterable[str]):
     """An Aho-Corasick automaton over the surface forms (each stored as its own value)."""
-    import ahocorasick
 
     automaton = ahocorasick.Automaton()
     for surface in surfaces:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 from dataclasses import dataclass, field
 
 from proofbook.core.corpus import Corpus
@@ -127,7 +128,6 @@ def smoke_task(task: RetrievalTask, n_train: int = 24, n_evaluation: int = 12, n
     The corpus keeps the gold pages of the kept claims plus ``n_distractors`` other pages drawn with
     ``seed``, so that every step of the pipeline runs in seconds; numbers from it mean nothing.
     """
-    import random
 
     train, evaluation = task.train[:n_train], task.evaluation[:n_evaluation]
     keep = {title for claim in train + evaluation for title in claim.gold_titles}

@@ -1,0 +1,136 @@
+"""ClaimDecomp's cached web search and cached LLM subquestions (folder ``claimdecomp/derived_web_search_cache``).
+
+The claims-in-the-wild pipeline (Chen et al. 2023) searches the web for each subquestion of a claim; this
+copy stands in for the paper's Bing search with cached results.  ``websites_{gpt,mixtral}_icl.jsonl``
+line *i* is a bare JSON list of ``{"question", "url", "title", "snippet"}`` (:class:`SearchResult`) for
+line *i* of the claims file, with no id (:func:`parse_search_cache`); ``subquestions_*.jsonl`` hold
+the questions an LLM generated per ``example_id``, in one of two schemas (:func:`parse_cached_subquestions`).
+:mod:`proofbook.data.politifact` imports the public names and adds the readers that take a data directory.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from proofbook.data._politifact_text import clean_question, split_question_list
+from proofbook.data.base import (DataError, RecordMap, SkipReport, iter_jsonl, iter_lines, loads, require,
+                                 require_records)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One cached web-search hit (title and snippet only; no page text)."""
+
+    question: str
+    url: str
+    title: str
+    snippet: str
+
+
+def record_example_id(record: dict, path: Path, line: int) -> int:
+    """The integer ``example_id`` (the official files write a JSON number; a string is an error)."""
+    return require(record, "example_id", path, line, int)
+
+
+def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> RecordMap:
+    """Parse a ``websites_*.jsonl`` file whose line *i* belongs to ``example_ids[i]``.
+
+    A line count that differs from ``len(example_ids)`` is a :class:`DataError` (the pairing would be
+    wrong), and so is an empty file, a blank line or an id given twice in ``example_ids`` (named as
+    field ``example_id`` on the second line).  An empty title or snippet, and a hit repeated for the
+    same question (same URL), are kept (counted in ``.irregular``).
+    """
+    path = Path(path)
+    irregular = SkipReport(str(path), kept=True)
+    lists = [(line, _result_list(text, path, line, irregular)) for line, text in iter_lines(path)]
+    require_records(lists, path, "lines")
+    if len(lists) != len(example_ids):
+        raise DataError(path, None, None, f"{len(lists)} lines for {len(example_ids)} claims: "
+                                          "line i must belong to claim i of the claims file")
+    cache = RecordMap(skipped=SkipReport(str(path)), irregular=irregular)
+    for example_id, (line, results) in zip(example_ids, lists):
+        if example_id in cache:
+            raise DataError(path, line, "example_id",
+                            f"a second line for example_id {example_id} (the id is given twice)")
+        cache[example_id] = results
+    return cache
+
+
+def _result_list(text: str, path: Path, line: int, irregular: SkipReport) -> list[SearchResult]:
+    if not text.strip():
+        raise DataError(path, line, None, "a blank line: line i must hold the JSON list of results of claim i")
+    hits = loads(text, path, line)
+    if not isinstance(hits, list):
+        raise DataError(path, line, None, f"expected a JSON list of results, found {type(hits).__name__}")
+    if not hits:
+        irregular.add("no search hit for the claim", f"line {line}")
+    results = []
+    for index, hit in enumerate(hits):
+        if not isinstance(hit, dict):
+            raise DataError(path, line, f"[{index}]", f"expected an object, found {type(hit).__name__}")
+        fields = {key: require(hit, key, path, line, nonempty=key in ("question", "url"), name=f"[{index}].{key}")
+                  for key in ("question", "url", "title", "snippet")}
+        for key in ("title", "snippet"):
+            if not fields[key].strip():
+                irregular.add(f"empty {key}", f"line {line}")
+        if any(r.question == fields["question"] and r.url == fields["url"] for r in results):
+            irregular.add("hit repeated for the same question", f"line {line}")
+        results.append(SearchResult(**fields))
+    return results
+
+
+_PREAMBLE = re.compile(r"^(?:claim|questions?)\s*:|:$", re.IGNORECASE)
+
+
+def parse_cached_subquestions(path: os.PathLike | str) -> RecordMap:
+    """Parse a cached-subquestion file; either schema is recognised line by line.
+
+    ``{"example_id", "questions": "<one a line>"}`` (ICL) or ``{"example_id", "subquestions":
+    ["<q1>, <q2>, ..."]}`` (fine-tuned GPT).  Numbering and bullets are removed; lines that are no
+    question -- a preamble ending in ``:`` or an echoed ``Claim:``/``Questions:`` line -- and repeated
+    questions are dropped and counted in ``.skipped``.  An empty ``questions`` text, an empty
+    ``subquestions`` list or an empty text in it is a :class:`DataError`; a record whose lines are all
+    preambles is kept with no question and counted in ``.irregular`` (``"no question"``).
+    """
+    path = Path(path)
+    skipped = SkipReport(str(path))
+    questions = RecordMap(skipped=skipped, irregular=SkipReport(str(path), kept=True))
+    for line, record in iter_jsonl(path):
+        example_id = record_example_id(record, path, line)
+        if example_id in questions:
+            raise DataError(path, line, "example_id", f"duplicate id {example_id}")
+        kept: list[str] = []
+        for candidate in _raw_questions(record, path, line):
+            if _PREAMBLE.search(candidate):
+                skipped.add("preamble line", f"line {line}")
+            elif candidate in kept:
+                skipped.add("repeated question", f"line {line}")
+            else:
+                kept.append(candidate)
+        if not kept:
+            questions.irregular.add("no question", f"line {line}")
+        questions[example_id] = kept
+    return questions
+
+
+def _raw_questions(record: dict, path: Path, line: int) -> Iterator[str]:
+    if "subquestions" in record:
+        texts = require(record, "subquestions", path, line, list)
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise DataError(path, line, f"subquestions[{index}]", f"expected str, found {type(text).__name__}")
+            if not text.strip():
+                raise DataError(path, line, f"subquestions[{index}]", "empty")
+            yield from split_question_list(text)
+    elif "questions" in record:
+        text = require(record, "questions", path, line)
+        for part in text.split("\n"):
+            if clean_question(part):
+                yield clean_question(part)
+    else:
+        # the fine-tuned file gives the "prompt", the ICL files the "claim": name the field of that schema
+        name = "subquestions" if "prompt" in record else "questions"
+        raise DataError(path, line, name, "missing (neither 'questions' nor 'subquestions')")

@@ -48,3 +48,31 @@ def test_every_module_is_listed_with_its_docstring():
 def test_a_missing_contract_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no import contract"):
         architecture.contract_layers(tmp_path / "none")
+
+
+def test_every_public_name_of_the_library_has_a_docstring():
+    import ast
+
+    from proofbook.core.provenance import LIBRARY
+
+    def is_stub(node) -> bool:          # a Protocol's ``def method(...): ...``: its class says what it does
+        body = node.body
+        return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and body[0].value.value is Ellipsis
+
+    missing = []
+    for path in sorted(LIBRARY.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        where = path.relative_to(LIBRARY).as_posix()
+        if not ast.get_docstring(tree):
+            missing.append(f"{where}: the module")
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                if not ast.get_docstring(node):
+                    missing.append(f"{where}: {node.name}")
+                for sub in node.body if isinstance(node, ast.ClassDef) else ():
+                    if isinstance(sub, ast.FunctionDef) and not sub.name.startswith("_") and not is_stub(sub) \
+                            and not ast.get_docstring(sub) \
+                            and not any(isinstance(d, ast.Name) and d.id == "property" for d in sub.decorator_list):
+                        missing.append(f"{where}: {node.name}.{sub.name}")
+    assert missing == []

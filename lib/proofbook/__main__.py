@@ -1,4 +1,4 @@
-"""Command line: ``python -m proofbook run|run-all|data``.
+"""Command line: ``python -m proofbook run|run-all|data|check|check-book|status|explain``.
 
 - ``run NOTEBOOK.py [-p NAME VALUE ...] [--output PATH]``: execute one notebook (see :mod:`proofbook.cli.runner`).
 - ``run-all [-p NAME VALUE ...] [--force]``: every notebook of the book, skipping unchanged ones.
@@ -7,6 +7,8 @@
   (see :mod:`proofbook.cli.bookcheck`).
 - ``check [--structure] [--results-dir DIR] [--data-dir DIR]``: are the results files well formed, from a
   clean commit, and what the current code computes on the data (see :mod:`proofbook.cli.check`)?
+- ``status [--data-dir DIR]``: each notebook's last recorded run (when, how long, ok or failed) and whether its
+  results are current (see :mod:`proofbook.cli.status`).
 - ``explain admiral "CLAIM" | entailer "QUESTION" --options A B ... | wild --claim-id ID
   [--json] [--html FILE] [--smoke]``: one example through a paper's method, step by step, with the models
   ``make book`` cached (see :mod:`proofbook.cli.explain`).
@@ -26,6 +28,7 @@ def _parameters(pairs) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` (default: the command line) and run its command; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m proofbook", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -49,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--results-dir", default=None, help="default: results/")
     check.add_argument("--data-dir", default=None, help="default: $PROOFBOOK_DATA, data/, else ../shared/data")
 
+    state = commands.add_parser("status", help="each notebook's last run and whether its results are current")
+    state.add_argument("--data-dir", default=None, help="default: $PROOFBOOK_DATA, data/, else ../shared/data")
     book = commands.add_parser("check-book", help="open every page of the built book in headless Chromium")
     book.add_argument("--html", default=None, help="the built book (default: _build/html)")
     book.add_argument("--allow-empty-tables", action="store_true", help="for the smoke book, whose tiny runs "
@@ -84,6 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         from proofbook.cli.check import main as check_main
 
         return check_main(args.structure, args.results_dir, args.data_dir)
+    elif args.command == "status":
+        from proofbook.cli.check import find_data_dir
+        from proofbook.cli.status import main as status_main
+
+        return status_main(args.data_dir or find_data_dir())
     elif args.command == "check-book":
         from proofbook.cli.bookcheck import check_book
         from proofbook.core.paths import PROJECT_ROOT

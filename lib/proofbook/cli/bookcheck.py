@@ -63,6 +63,7 @@ class _Page(HTMLParser):
 
 
 def find_chromium() -> str | None:
+    """The path of a Chromium (or Google Chrome) executable on ``PATH``, or None."""
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):
             return shutil.which(name)

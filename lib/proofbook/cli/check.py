@@ -36,6 +36,7 @@ _GLUE_USE = re.compile(r"\{glue(?::[a-z]*)?\}`([^`:]+)(?::[^`]*)?`")
 
 
 def results_files(results_dir: os.PathLike | str) -> list[Path]:
+    """Every results file (``*.json``) under ``results_dir``, its subfolders included, sorted by path."""
     return sorted(Path(results_dir).rglob("*.json"))
 
 

@@ -25,8 +25,10 @@ modules load torch, transformers and its models' code, and a command needs one p
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -53,6 +55,8 @@ class LoadOnlyCache(ArtifactCache):
         self.paper = paper
 
     def get_or_build(self, kind, config, build, save, load, data=None):
+        """The stored entry, as :meth:`ArtifactCache.get_or_build` loads it; a miss raises
+        :class:`MissingModels` instead of building."""
         missing = object()
         value = self.get(kind, config, load, data=data, default=missing)
         if value is missing:
@@ -97,7 +101,6 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
                     cache: ArtifactCache | None = None, progress: bool = True) -> dict:
     """AdMIRaL's loop on HoVer's corpus for ``claim``, stopping when the natural-logic rule finds the
     evidence sufficient (at most :class:`~proofbook.admiral.prover.experiments.SufficiencySettings` ``iterations``)."""
-    import dataclasses
 
     from proofbook.core.paths import resolve_data_dir
     from proofbook.admiral.prover.experiments import SufficiencySettings, train_prover
@@ -371,7 +374,6 @@ def run(paper: str, args) -> dict:
 
 def main(paper: str, args) -> int:
     """Print the trace (text or ``--json``) and write ``--html``; a clear one-line error on bad input."""
-    import sys
 
     try:
         out = run(paper, args)

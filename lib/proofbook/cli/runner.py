@@ -87,6 +87,7 @@ def check_parameters(source: str | os.PathLike, parameters: dict | None,
 
 
 def executed_path(source: Path) -> Path:
+    """Where the executed copy of the notebook ``source`` goes by default: beside it, as ``.ipynb``."""
     return Path(source).with_suffix(".ipynb")
 
 

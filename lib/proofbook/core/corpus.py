@@ -37,6 +37,7 @@ class Document:
         return " ".join(self.sentences)
 
     def sentence(self, index: int) -> Sentence:
+        """The page's sentence at ``index``, with its id ``(title, index)``."""
         return Sentence(self.title, index, self.sentences[index])
 
 
@@ -53,6 +54,7 @@ class Corpus:
     conflicts: dict[str, int] = field(default_factory=dict)
 
     def add(self, title: str, sentences: Iterable[str]) -> Document:
+        """Add a page (blank sentences dropped) and return it; a title already here keeps its first text."""
         sentences = [s for s in sentences if s.strip()]
         if title in self.documents:
             if self.documents[title].sentences != sentences:
@@ -79,15 +81,18 @@ class Corpus:
         return list(self.documents)
 
     def sentences(self) -> Iterator[Sentence]:
+        """Every sentence of every page, pages in insertion order, sentences in page order."""
         for doc in self.documents.values():
             for index, text in enumerate(doc.sentences):
                 yield Sentence(doc.title, index, text)
 
     def sentence(self, sentence_id: tuple[str, int]) -> Sentence:
+        """The sentence with id ``(title, index)`` (a KeyError for an unknown title)."""
         title, index = sentence_id
         return self.documents[title].sentence(index)
 
     def n_sentences(self) -> int:
+        """The number of sentences over all pages."""
         return sum(len(d.sentences) for d in self.documents.values())
 
     @classmethod

@@ -36,6 +36,7 @@ DIGEST_KEYS = ("source", "library", "params", "data")
 
 
 def sha256_file(path: os.PathLike | str) -> str:
+    """The SHA-256 hex digest of the file's bytes (read in 1 MiB chunks)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):

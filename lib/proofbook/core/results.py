@@ -29,6 +29,7 @@ ROW_FIELDS = ("dataset", "split", "system", "metric", "value", "n")
 
 @dataclass(frozen=True)
 class Row:
+    """One result row (:data:`ROW_FIELDS`), checked: non-empty names, a finite value, a count ``n``."""
     dataset: str
     split: str
     system: str
@@ -108,10 +109,12 @@ class Results:
         return row
 
     def extend(self, rows: Iterable[dict]) -> None:
+        """Add each row, a dict of :meth:`add`'s arguments (the file is rewritten after each)."""
         for row in rows:
             self.add(**row)
 
     def save(self) -> Path:
+        """Write the file (provenance and every row) atomically; returns its path."""
         digest = {**self.code, "params": self.params,
                   "data": provenance.data_digest(files_read(), self.data_dir, self._hashes)}
         write_json_atomic(self.path, {"notebook": self.notebook, "git_commit": self.commit, "params": self.params,
@@ -120,12 +123,14 @@ class Results:
         return self.path
 
     def value(self, dataset: str, split: str, system: str, metric: str) -> float:
+        """The value of the row with these keys; a KeyError if there is none."""
         for r in self.rows:
             if (r.dataset, r.split, r.system, r.metric) == (dataset, split, system, metric):
                 return r.value
         raise KeyError((dataset, split, system, metric))
 
     def table(self, index=("dataset", "split", "system"), columns="metric"):
+        """The rows as a pandas table (:func:`rows_table`)."""
         return rows_table([asdict(r) for r in self.rows], index=index, columns=columns)
 
 

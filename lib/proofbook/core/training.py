@@ -20,6 +20,7 @@ from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 
 def set_seed(seed: int, deterministic: bool = True) -> None:
@@ -197,8 +198,6 @@ def train(model: torch.nn.Module, train_examples: Sequence, collate_fn: Callable
     weights are kept and ``best_metric`` is ``None``.  ``lengths`` (one per example) with
     ``config.length_pool`` batch examples of similar length together (:func:`batch_order`).
     """
-    from tqdm.auto import tqdm
-
     if len(train_examples) == 0:
         raise ValueError("train: no training examples")
     loss_fn = loss_fn or default_loss

@@ -59,6 +59,7 @@ class SkipReport:
     kept: bool = False
 
     def add(self, reason: str, where: str) -> None:
+        """Count one row under ``reason``, keeping ``where`` if fewer than three examples of it are kept."""
         self.counts[reason] += 1
         self.examples.setdefault(reason, [])
         if len(self.examples[reason]) < 3:
@@ -137,6 +138,7 @@ class UniqueIds:
         self.path, self.field, self.lines = Path(path), field, {}
 
     def check(self, key: Any, line: int) -> None:
+        """Remember that ``key`` is on ``line``; a :class:`DataError` naming both lines if seen before."""
         if key in self.lines:
             raise DataError(self.path, line, self.field, f"duplicate {self.field} {key!r} (first on line {self.lines[key]})")
         self.lines[key] = line

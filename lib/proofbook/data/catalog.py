@@ -6,10 +6,12 @@ collects them in book order and adds the few summaries the introduction shows.  
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections import Counter
 from importlib import import_module
+from pathlib import Path
 
 from proofbook.core.paths import record_read, resolve_data_dir
 from proofbook.core.results import load_results
@@ -84,9 +86,6 @@ def sources_table(data_dir: os.PathLike | str | None = None, results_dir: os.Pat
     """One row per dataset folder of the catalog (``sources.json``): where it comes from (repository and
     commit), its licence as its release states it, its files, how many of them (and how many bytes) are in
     ``data_dir``, and the chapters whose results files say they read it (their ``input_digest``)."""
-    import json
-    from pathlib import Path
-
 
     data_dir = resolve_data_dir(data_dir)
     readers: dict[str, set[str]] = {}

@@ -55,10 +55,12 @@ PLACEHOLDER_FACT = "DUMMY"
 
 
 def dataset_name(task: int, split: str) -> str:
+    """The file name of EntailmentBank task ``task``'s ``split`` in :data:`FOLDER`."""
     return f"dataset__task_{task}__{split}.jsonl"
 
 
 def angles_name(task: int, split: str = "train") -> str:
+    """The file name of the text-to-text ("angles") version of task ``task``'s ``split`` in :data:`FOLDER`."""
     return f"data__processed_data__angles__task_{task}__{split}.jsonl"
 
 

@@ -37,6 +37,7 @@ class FetchError(RuntimeError):
 
 
 def load_sources() -> dict:
+    """The official sources (``sources.json``): dataset folder -> licence and files (repo, commit, blob)."""
     return json.loads(SOURCES.read_text(encoding="utf-8"))
 
 

@@ -41,6 +41,7 @@ GENERATED_VARIANTS = (2, 3, 4)
 
 
 def symmetric_file(split: str) -> str:
+    """The file name of FEVER-Symmetric's ``split`` (v0.2) in :data:`SYMMETRIC_FOLDER`."""
     return f"symmetric_v0.2_fever_symmetric_{split}.jsonl"
 
 

@@ -269,6 +269,7 @@ class HoverCorpus(Corpus):
         return bool(titles) and all(title in self.documents for title in titles)
 
     def evaluable_claims(self, claims: Iterable[HoverClaim]) -> list[HoverClaim]:
+        """The claims that are :meth:`evaluable` here, in their order."""
         return [claim for claim in claims if self.evaluable(claim)]
 
 

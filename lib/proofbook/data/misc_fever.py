@@ -74,6 +74,7 @@ class ClimateEvidence:
 
 @dataclass(frozen=True)
 class ClimateClaim:
+    """One Climate-FEVER claim with its label (:data:`CLIMATE_CLAIM_LABELS`) and evidence sentences."""
     claim_id: str
     claim: str
     label: str

@@ -22,6 +22,7 @@ The data these models are trained on is built in :mod:`.behaviours`.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -75,6 +76,7 @@ class TruthContext:
         self.retriever, self.k = retriever, k
 
     def pair(self, statement: str) -> tuple[str, str]:
+        """The ``(statement, context)`` pair the truth scorer reads (no context without a retriever)."""
         if self.retriever is None or self.k <= 0:
             return (statement, "")
         return (statement, join_premises(self.retriever.retrieve(statement, self.k)))
@@ -125,10 +127,13 @@ class TrainedEntailer:
 
     def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
                           top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
+        """H -> P: up to ``k`` premise lists per hypothesis, by beam search or (``sample``) nucleus sampling;
+        malformed outputs are dropped and counted in ``malformed``."""
         return _generate_premise_sets(self, self.premise_generator, self.premise_inputs(hypotheses), k, sample,
                                       temperature, top_p, seed)
 
     def truth_scores(self, statements: Sequence[str]) -> list[float]:
+        """H -> Sd: s_d of each statement, the truth scorer's P(true) on its :class:`TruthContext` pair."""
         if not statements:
             return []
         probabilities = self.truth_scorer.predict_proba([self.truth_context.pair(s) for s in statements],
@@ -136,6 +141,8 @@ class TrainedEntailer:
         return probabilities[:, 1].astype(float).tolist()
 
     def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        """PH -> Se: s_e of each ``(premises, hypothesis)``, the entailment scorer's P(true)
+        (premises joined)."""
         if not proofs:
             return []
         pairs = [(join_premises(premises), hypothesis) for premises, hypothesis in proofs]
@@ -144,8 +151,6 @@ class TrainedEntailer:
 
 def _check_t5_folder(folder: os.PathLike | str) -> Path:
     """A local T5-style seq2seq folder, or a CheckpointError saying what kind of folder it is instead."""
-    import json
-
 
     path = resolve_checkpoint(folder)
     config = json.loads((path / "config.json").read_text(encoding="utf-8"))
@@ -172,6 +177,8 @@ class EntailerCheckpoint:
 
     def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
                           top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
+        """H -> P from the official ``$proof$`` input: up to ``k`` premise lists per hypothesis, by beam
+        search or (``sample``) nucleus sampling; malformed outputs are dropped, counted in ``malformed``."""
         return _generate_premise_sets(self, self.model, [formats.premise_input(h) for h in hypotheses], k, sample,
                                       temperature, top_p, seed)
 
@@ -188,9 +195,12 @@ class EntailerCheckpoint:
         return out
 
     def truth_scores(self, statements: Sequence[str]) -> list[float]:
+        """H -> Sd: s_d of each statement, P(``$valid$ = true``) against ``false``, teacher-forced."""
         return self._boolean([formats.valid_input(s) for s in statements], formats.VALID) if statements else []
 
     def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        """PH -> Se: s_e of each ``(premises, hypothesis)``, P(``$implied$ = true``) against ``false``,
+        teacher-forced."""
         if not proofs:
             return []
         return self._boolean([formats.implied_input(p, h) for p, h in proofs], formats.IMPLIED)

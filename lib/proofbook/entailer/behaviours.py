@@ -165,6 +165,7 @@ class LabelledPairs:
     sources: list[str] = field(default_factory=list)
 
     def add(self, pair: tuple[str, str], label: str, source: str) -> None:
+        """Append one pair with its label (``true``/``false``) and its source."""
         self.pairs.append(pair)
         self.labels.append(label)
         self.sources.append(source)
@@ -173,12 +174,14 @@ class LabelledPairs:
         return len(self.pairs)
 
     def counts(self) -> dict[str, int]:
+        """Pairs per (label, source), for the book's data table."""
         out: dict[str, int] = {}
         for label, source in zip(self.labels, self.sources):
             out[f"{label}: {source}"] = out.get(f"{label}: {source}", 0) + 1
         return dict(sorted(out.items()))
 
     def shuffled(self, seed: int) -> "LabelledPairs":
+        """A copy with the pairs (with their labels and sources) in an order fixed by ``seed``."""
         order = list(range(len(self)))
         random.Random(seed).shuffle(order)
         return LabelledPairs([self.pairs[i] for i in order], [self.labels[i] for i in order],
@@ -208,6 +211,7 @@ class StatementGroups:
         return dict(sorted(out.items()))
 
     def split(self, n_first: int) -> tuple["StatementGroups", "StatementGroups"]:
+        """``(first, rest)``: the first ``n_first`` groups and the others, each with their sources."""
         return (StatementGroups(self.groups[:n_first], self.sources[:n_first]),
                 StatementGroups(self.groups[n_first:], self.sources[n_first:]))
 

@@ -218,12 +218,16 @@ class Settings:
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "Settings":
+        """Tiny sizes for the tests: every component trains in seconds (the models learn next to nothing)."""
         return cls(seed=seed, vocab_size=600, gen_d_model=32, gen_layers=1, gen_heads=2, gen_epochs=1, context_facts=3,
                    gen_examples=64, writer_epochs=1, writer_examples=64, truth_questions=16, truth_statements=8,
                    entail_examples=48, truth_facts=1,
                    ce_batch=16, k=2, max_new_tokens=16, pool_dense=0)
 
     def search(self, system: str) -> SearchConfig:
+        """The :class:`SearchConfig` of search system ``system`` (``entailer-greedy-d3`` ...): the depth of
+        its ``-d`` suffix, greedy if the name says so, else sampled with these settings' ``k``, temperature
+        and top-p."""
         depth = int(system.rsplit("-d", 1)[1])
         if "greedy" in system:
             return SearchConfig.greedy(depth, self.seed)

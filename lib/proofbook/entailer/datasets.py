@@ -45,6 +45,8 @@ def evaluation_files(data_dir) -> list[Path]:
 
 
 def training_files(data_dir) -> list[Path]:
+    """The training files in ``data_dir``: EntailmentBank task 1 train and OBQA train (FileNotFoundError if
+    one is missing), then SciTail dev/test and SICK where present."""
 
     root = resolve_data_dir(data_dir)
     files = [root / "entailmentbank" / eb.angles_name(1, "train"), root / "openbookqa" / "train.tsv"]
@@ -91,6 +93,7 @@ def evaluation_plan(data_dir, split: str | None = None) -> dict[str, list[str]]:
 
 
 def read_questions(data_dir, dataset: str, split: str):
+    """The multiple-choice questions of one split of ``dataset`` (``"obqa"``, else QASC)."""
 
     return (read_obqa if dataset == "obqa" else read_qasc)(data_dir, split)
 
@@ -115,6 +118,8 @@ def evaluation_statements(data_dir) -> list[str]:
 
 @dataclass
 class TrainingData:
+    """What :func:`training_data` returns: the premise-generator and writer pairs, the truth groups, the
+    entailment pairs, and ``report``, one row per source with the near-duplicates removed."""
     premise_pairs: list
     writer_pairs: list
     truth: bh.StatementGroups

@@ -75,6 +75,8 @@ class SystemRun:
     gold: list
 
     def predictions(self) -> list[str]:
+        """The predicted option label per question: the direct answer for ``direct``, the Entailer+Direct
+        answer for ``entailer+direct-*``, else the option with the best proof score."""
         if self.system == "direct":
             return [a.direct.label for a in self.answers]
         if self.system.startswith("entailer+direct"):

@@ -113,6 +113,7 @@ def _wh_question(q: str, answer: str) -> str:
 
 
 class HypothesisWriter(Protocol):
+    """The interface of a hypothesis writer: ``write(questions, answers)`` -> one hypothesis per pair."""
     def write(self, questions: Sequence[str], answers: Sequence[str]) -> list[str]: ...
 
 
@@ -122,6 +123,7 @@ class RuleWriter:
     name = "rules"
 
     def write(self, questions: Sequence[str], answers: Sequence[str]) -> list[str]:
+        """One hypothesis per ``(question, answer)`` pair, by :func:`rule_hypothesis`."""
         return [rule_hypothesis(q, a) for q, a in zip(questions, answers)]
 
 
@@ -131,6 +133,7 @@ def writer_input(question: str, answer: str) -> str:
 
 
 def writer_target(hypothesis: str) -> str:
+    """``$hypothesis$ = H``, the writer's training target (white space normalised)."""
     return f"${HYPOTHESIS}$ = {' '.join(hypothesis.split())}"
 
 
@@ -160,6 +163,8 @@ class LearnedWriter:
         self.fallbacks = 0
 
     def write(self, questions: Sequence[str], answers: Sequence[str]) -> list[str]:
+        """One lower-case hypothesis per ``(question, answer)`` pair; a malformed output falls back to
+        :func:`rule_hypothesis` and is counted in ``fallbacks``."""
         inputs = [writer_input(q, a) for q, a in zip(questions, answers)]
         generated = self.seq2seq.generate(inputs, beam=1, max_new_tokens=self.max_new_tokens,
                                           batch_size=self.batch_size)
@@ -190,6 +195,7 @@ def token_f1(predicted: str, gold: str) -> float:
 
 @dataclass
 class WriterScore:
+    """A writer's exact match and mean token F1 over ``n`` questions (see :func:`hypothesis_metrics`)."""
     writer: str
     exact_match: float
     token_f1: float
@@ -198,6 +204,8 @@ class WriterScore:
 
 
 def hypothesis_metrics(writer_name: str, predicted: Sequence[str], gold: Sequence[str]) -> WriterScore:
+    """Exact match (same lower-case word tokens) and mean :func:`token_f1` of ``predicted`` against ``gold``;
+    raises ValueError if the two differ in length or are empty."""
     if len(predicted) != len(gold) or not gold:
         raise ValueError(f"{len(predicted)} predicted vs {len(gold)} gold hypotheses")
     exact = sum(_tokens(p) == _tokens(g) for p, g in zip(predicted, gold)) / len(gold)

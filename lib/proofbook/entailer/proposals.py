@@ -48,6 +48,7 @@ from __future__ import annotations
 import itertools
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -143,6 +144,8 @@ class ProposingEntailer:
 
     def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
                           top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
+        """H -> P: ``base``'s sets for ``generated``; else the pool's sets (plus ``base``'s for ``mixed``)
+        ranked by PH -> Se, the ``k`` best, or ``k`` drawn by :func:`nucleus_draw` when ``sample``."""
         hypotheses = list(hypotheses)
         if self.source == "generated":
             return self.base.generate_premises(hypotheses, k, sample, temperature, top_p, seed)
@@ -165,6 +168,7 @@ class ProposingEntailer:
         return out
 
     def truth_scores(self, statements: Sequence[str]) -> list[float]:
+        """``base``'s s_d of each statement, memoised by normalised text."""
         todo = list(dict.fromkeys(_norm(s) for s in statements if _norm(s) not in self._truth))
         if todo:
             originals = {}
@@ -174,6 +178,7 @@ class ProposingEntailer:
         return [self._truth[_norm(s)] for s in statements]
 
     def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        """``base``'s s_e of each ``(premises, hypothesis)``, memoised by normalised text."""
         keys = [(tuple(map(_norm, premises)), _norm(h)) for premises, h in proofs]
         todo = {}
         for key, (premises, h) in zip(keys, proofs):
@@ -187,8 +192,6 @@ class ProposingEntailer:
 def build_pool(retriever: FactRetriever, settings: PoolSettings = PoolSettings(), cache=None) -> FactPool:
     """The pool over ``retriever.facts``, dense retrieval by the MiniLM bi-encoder; the facts' vectors are
     encoded once (about 11,500 WorldTree facts: some seconds on 2 cores) and kept in the artifact cache."""
-    from pathlib import Path
-
 
     if not settings.dense:
         return FactPool(retriever, settings=settings)

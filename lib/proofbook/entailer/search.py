@@ -42,6 +42,7 @@ The interfaces the search calls (:class:`BehaviourModel`, :class:`Memory`) and i
 """
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -52,6 +53,8 @@ from proofbook.entailer.trees import Candidate, ProofNode
 
 @dataclass
 class SearchStats:
+    """Counts of one search: candidate sets generated, empty and duplicate ones dropped, candidates rejected,
+    and the statements (s_d) and premise sets (s_e) sent to the model."""
     generated: int = 0
     malformed: int = 0
     duplicates: int = 0
@@ -195,7 +198,6 @@ def prove_depths(hypotheses: Sequence[str], model: BehaviourModel, config: Searc
     candidates), so the trees at depth d are the deeper search's levels 1..d settled on their own, and its
     time is the time spent up to the end of level d.
     """
-    import copy
 
     if not hypotheses:
         return {d: ([], 0.0) for d in depths}
@@ -247,6 +249,7 @@ def prove(hypotheses: Sequence[str], model: BehaviourModel, config: SearchConfig
 
 @dataclass
 class OptionProof:
+    """One answer option: its label and text, its hypothesis, and the tree the search built for it."""
     label: str
     option: str
     hypothesis: str
@@ -370,6 +373,7 @@ def answer_to_dict(answer: QuestionAnswer) -> dict:
 
 
 def answer_from_dict(data: dict) -> QuestionAnswer:
+    """The :class:`QuestionAnswer` that :func:`answer_to_dict` wrote (trees and stats included)."""
     return QuestionAnswer(data["question_id"],
                           [OptionProof(o["label"], o["option"], o["hypothesis"], ProofNode.from_dict(o["tree"]))
                            for o in data["options"]], data["seconds"], SearchStats(**data.get("stats", {})))

@@ -38,7 +38,9 @@ class BehaviourModel(Protocol):
 
 
 class Memory(Protocol):
+    """What the search needs from a belief memory (see :class:`~proofbook.entailer.memory.BeliefMemory`)."""
     def lookup(self, statements: Sequence[str]) -> list:  # each: an object with .truth (bool) or None
+        """For each statement, the taught belief it matches (an object with ``.truth``) or ``None``."""
         ...
 
 

@@ -92,6 +92,7 @@ class ProofNode:
                    for node in self.walk())
 
     def leaves(self) -> list["ProofNode"]:
+        """The nodes of this tree that were not expanded, depth first."""
         return [node for node in self.walk() if not node.expanded]
 
     @property
@@ -110,6 +111,7 @@ class ProofNode:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ProofNode":
+        """The tree that :meth:`to_dict` wrote."""
         return cls(statement=data["statement"], direct=data["direct"], source=data.get("source", "model"),
                    depth=data.get("depth", 0), entailment=data.get("entailment"), note=data.get("note", ""),
                    premises=[cls.from_dict(p) for p in data.get("premises", [])],

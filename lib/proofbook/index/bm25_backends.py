@@ -34,12 +34,15 @@ class ReferenceBackend:
         self.average_idf = self.model.average_idf
 
     def idf(self, token: str) -> float:
+        """BM25Okapi's IDF of ``token`` (0.0 for a token not in the corpus)."""
         return self.model.idf.get(token) or 0.0
 
     def get_scores(self, query_tokens: list[str]) -> np.ndarray:
+        """BM25Okapi's score of every document for the query tokens."""
         return self.model.get_scores(query_tokens)
 
     def get_batch_scores(self, query_tokens: list[str], doc_ids: np.ndarray) -> np.ndarray:
+        """BM25Okapi's scores of the documents ``doc_ids`` only, as floats."""
         return np.asarray(self.model.get_batch_scores(query_tokens, list(doc_ids)), dtype=float)
 
     @property
@@ -118,6 +121,7 @@ class SparseBackend:
                                        shape=term_frequency.shape)
 
     def idf(self, token: str) -> float:
+        """The IDF of ``token``, floored as BM25Okapi floors it (0.0 for a token not in the corpus)."""
         row = self.vocabulary.get(token)
         return 0.0 if row is None else float(self.idf_values[row])
 
@@ -132,6 +136,7 @@ class SparseBackend:
         return np.bincount(docs, weights=weights, minlength=self.n_docs)
 
     def get_batch_scores(self, query_tokens: list[str], doc_ids: np.ndarray) -> np.ndarray:
+        """The scores of the documents ``doc_ids`` only (:meth:`get_scores`, indexed)."""
         return self.get_scores(query_tokens)[doc_ids]
 
     @property

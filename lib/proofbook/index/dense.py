@@ -66,6 +66,7 @@ from typing import Literal, Sequence
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 from proofbook.core.corpus import Corpus, Document
 from proofbook.core.cache import ArtifactCache, fingerprint
@@ -147,8 +148,6 @@ class SentenceEmbedder:
         Texts are batched by length (less padding) and returned in the order given; a progress bar
         appears for more than ten batches unless ``progress`` is False.
         """
-        from tqdm.auto import tqdm
-
         texts = list(texts)
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")

@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -158,8 +159,6 @@ def train_wordpiece(texts: Sequence[str], vocab_size: int):
     to process: measured, the same texts gave the same 4,000 pieces under 421 different ids in three runs (and
     on small texts different pieces), and with them a different model.  This construction is deterministic.
     """
-    from collections import Counter
-
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
     from transformers import BertTokenizerFast
 
@@ -323,7 +322,6 @@ def small_seq2seq(vocab_size: int, d_model: int = 256, layers: int = 3, heads: i
     copy input tokens.
     """
     from transformers import BartConfig, BartForConditionalGeneration
-
 
     bos = decoder_start_token_id if bos_token_id is None else bos_token_id
     config = BartConfig(

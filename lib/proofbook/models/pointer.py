@@ -56,6 +56,8 @@ class CopyBart(BartForConditionalGeneration):
 
     def forward(self, input_ids=None, attention_mask=None, decoder_input_ids=None, decoder_attention_mask=None,
                 encoder_outputs=None, cache=None, labels=None, use_cache=None, source_ids=None, **kwargs):
+        """BART's forward pass with ``log P(w)`` (:meth:`copy_distribution`) as the logits and an NLL loss on
+        ``labels``; a ValueError without ``source_ids`` or ``input_ids`` to copy from."""
         if labels is not None and decoder_input_ids is None:
             decoder_input_ids = shift_tokens_right(labels, self.config.pad_token_id, self.config.decoder_start_token_id)
         source_ids = input_ids if source_ids is None else source_ids

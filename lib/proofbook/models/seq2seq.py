@@ -183,9 +183,11 @@ class Seq2Seq:
         return ids[:self.max_target_length - 1] + [self.eos_token_id]
 
     def decode(self, ids: Sequence[int]) -> str:
+        """The text of token ids, special tokens dropped."""
         return self.tokenizer.decode(list(ids), skip_special_tokens=True).strip()
 
     def collate(self, batch: Sequence[tuple[Sequence[int], Sequence[int]]]) -> dict[str, torch.Tensor]:
+        """A padded training batch of ``(input ids, label ids)`` pairs (:func:`collate` with this pad id)."""
         return collate(batch, self.pad_token_id)
 
     # -- training

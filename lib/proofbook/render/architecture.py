@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grimp
+import numpy as np
 
 from proofbook.core.paths import PROJECT_ROOT, record_read
 from proofbook.core.provenance import LIBRARY, module_name
@@ -102,7 +103,6 @@ def layers_figure(edges: list[Edge], layers: list[list[str]], module_rows: list[
     """Left: the layers as rows of boxes (top: the command line), each box with its modules and lines.  Right:
     :func:`import_matrix` as a heat map, the layers' blocks outlined."""
     import matplotlib.pyplot as plt
-    import numpy as np
     from matplotlib.patches import FancyBboxPatch, Rectangle
 
     size, lines = Counter(), Counter()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from proofbook.core.intervals import HIGH, LOW
 from proofbook.core.paths import PROJECT_ROOT
 
@@ -61,9 +63,7 @@ def bars_with_intervals(ax, frame, group: str, hue: str, value: str, horizontal:
                         legend: bool = True) -> None:
     """Grouped bars of ``value`` (one group per ``group``, one bar per ``hue``) with 95% interval whiskers
     from the ``value:ci95_low`` / ``value:ci95_high`` columns of ``frame`` (see :mod:`proofbook.core.intervals`)."""
-    import numpy as np
     import seaborn as sns
-
 
     groups, hues = list(dict.fromkeys(frame[group])), list(dict.fromkeys(frame[hue]))
     width = 0.8 / len(hues)

@@ -70,6 +70,7 @@ class FilterableTable:
         return f"<td{sort}>{html.escape(str(value))}</td>"
 
     def to_html(self) -> str:
+        """The table as one HTML block, with a filter box and the script that filters and sorts the rows."""
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.columns)
         body = "".join("<tr>" + "".join(self._cell(c, row.get(c, "")) for c in self.columns) + "</tr>"
                        for row in self.rows)

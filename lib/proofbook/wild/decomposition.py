@@ -48,6 +48,7 @@ INSTRUCTION = ("Suppose you are a fact-checker, generate several yes or no quest
 
 
 class Decomposer(Protocol):
+    """The interface of a decomposition backend: ``questions(claim)`` -> the claim's yes/no questions."""
     name: str
 
     def questions(self, claim) -> list[str]: ...
@@ -82,6 +83,7 @@ class AnnotatedQuestions:
     name = "annotated"
 
     def questions(self, claim) -> list[str]:
+        """The claim's annotated subquestions (ClaimDecomp, both annotators)."""
         return list(claim.subquestions)
 
 
@@ -92,6 +94,7 @@ class CachedQuestions:
         self.cache, self.name = cache, name
 
     def questions(self, claim) -> list[str]:
+        """The cached questions of ``claim.example_id``; raises KeyError for a claim not in the cache."""
         if claim.example_id not in self.cache:
             raise KeyError(f"claim {claim.example_id} has no cached questions ({len(self.cache)} claims cached)")
         return list(self.cache[claim.example_id])
@@ -119,6 +122,7 @@ class GeneratorSettings(ComponentSettings):
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "GeneratorSettings":
+        """Tiny settings for the tests: eight training claims, two beams, two questions."""
         return cls(epochs=1, limit=8, beam=2, questions=2, max_target_length=16, seed=seed)
 
 
@@ -138,6 +142,8 @@ class TrainedQuestionGenerator:
     @classmethod
     def train(cls, examples: Sequence[ClaimDecompFinetuneExample], settings: GeneratorSettings,
               progress: bool = True) -> "TrainedQuestionGenerator":
+        """A generator trained on the :func:`training_pairs` of ``examples`` (the first ``settings.limit``
+        claims when set): a scratch seq2seq, or a warm-started one for ``backend="warm-start"``."""
 
         lengths = dict(max_input_length=settings.max_input_length, max_target_length=settings.max_target_length)
         model = (Seq2Seq.warm_start(seed=settings.seed, **lengths) if settings.backend == "warm-start"
@@ -160,6 +166,8 @@ class TrainedQuestionGenerator:
         return cls(model, settings)
 
     def questions_many(self, claims: Sequence) -> list[list[str]]:
+        """The questions of each claim: its ``min(beam, questions)`` best beams (copy-constrained if
+        ``copy_constrained``), degenerate decodes dropped, then :func:`filter_questions`."""
         s = self.settings
         texts = [claim_prompt_text(c) for c in claims]
         constraints = ([CopyConstraint.for_claim(self.model.tokenizer, text, self.model.eos_token_id,
@@ -170,6 +178,7 @@ class TrainedQuestionGenerator:
         return [filter_questions([g.text for g in generated if _is_question_like(g.text)]) for generated in outputs]
 
     def questions(self, claim) -> list[str]:
+        """The questions of one claim (see :meth:`questions_many`)."""
         return self.questions_many([claim])[0]
 
 
@@ -201,14 +210,18 @@ class CopyConstraint:
 
     @classmethod
     def for_claim(cls, tokenizer, claim_text: str, eos_token_id: int, max_tokens: int = 32) -> "CopyConstraint":
+        """The constraint for one claim's text: its tokens, those of :data:`QUESTION_WORDS`, ``?`` and EOS."""
         ids = lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]  # noqa: E731
         function = {i for word in QUESTION_WORDS for i in ids(word)}
         return cls(ids(claim_text), function, ids("?")[0], eos_token_id, max_tokens)
 
     def max_length(self) -> int:
+        """The most tokens a question may have (``max_tokens``)."""
         return self.max_tokens
 
     def allowed(self, prefix: Sequence[int], memo: dict | None = None) -> list[int]:
+        """The token ids that may follow ``prefix``: unused claim tokens and (up to ``max_function``)
+        question words, ``?`` after three tokens; only ``?`` near ``max_tokens``, only EOS after ``?``."""
         prefix = list(prefix)
         if prefix and prefix[-1] == self.question_id:
             return [self.eos_token_id]
@@ -271,6 +284,8 @@ class LLMQuestions:
         self.calls: list[int] = []
 
     def questions(self, claim) -> list[str]:
+        """The paper's decomposition of one claim: endpoint calls until ``min_questions`` questions survive
+        :func:`filter_questions` or ``max_calls`` is reached (the number of calls goes to ``calls``)."""
         prompt = decomposition_prompt(claim_prompt_text(claim), self.shots)
         questions: list[str] = []
         calls = 0

@@ -72,6 +72,7 @@ class WildSettings(ComponentSettings):
 
     @classmethod
     def full(cls, seed: int = 0) -> "WildSettings":
+        """The full-size defaults, with ``seed`` given to both classifiers and the question generator."""
         base = cls()
         return cls(claim_only=VeracitySettings(**{**asdict(base.claim_only), "seed": seed}),
                    evidence=VeracitySettings(**{**asdict(base.evidence), "seed": seed}),
@@ -92,6 +93,8 @@ class WildSettings(ComponentSettings):
 
 @dataclass
 class TrainingSet:
+    """One veracity training set: its examples, the near-duplicates removed, where it comes from and the
+    evaluation claims it was cleaned against."""
     name: str
     examples: list[VeracityExample]
     removed: int
@@ -123,6 +126,8 @@ def training_sets(data: WildData) -> dict[str, TrainingSet]:
 
 @dataclass
 class Models:
+    """What :func:`train_models` returns: the claim-only, evidence and claim-only-matched classifiers, the
+    question generator (``None`` when not trained) and the seconds each took."""
     claim_only: VeracityClassifier
     evidence: VeracityClassifier
     generator: TrainedQuestionGenerator | None
@@ -177,12 +182,14 @@ class Run:
     seconds: dict[str, float]
 
     def to_json(self) -> dict:
+        """A JSON-able copy (the prediction keys as lists), for the artifact cache."""
         return {"predictions": [{"key": list(k), **v} for k, v in self.predictions.items()],
                 "evidence": self.evidence, "question_recall": {k: list(v) for k, v in self.question_recall.items()},
                 "search_dropped": self.search_dropped, "seconds": self.seconds}
 
     @classmethod
     def from_json(cls, obj: dict) -> "Run":
+        """The run that :meth:`to_json` wrote."""
         predictions = {tuple(p["key"]): {k: v for k, v in p.items() if k != "key"} for p in obj["predictions"]}
         return cls(predictions, obj["evidence"], {k: tuple(v) for k, v in obj["question_recall"].items()},
                    obj["search_dropped"], obj["seconds"])

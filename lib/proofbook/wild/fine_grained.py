@@ -80,6 +80,7 @@ class FineGrainedResult:
     evidence: dict[int, list[Span]] = field(default_factory=dict)   # document -> its merged spans
 
     def span_text(self, span: Span | Window) -> str:
+        """The text of a span or window: its tokens of its document, joined by spaces."""
         return " ".join(self.tokens[span.doc][span.start:span.end])
 
     def document_evidence(self, doc: int, separator: str = " ... ") -> str:

@@ -55,6 +55,9 @@ class Pipeline:
         self.decomposer, self.search, self.summariser, self.classifier = decomposer, search, summariser, classifier
 
     def run(self, claim, predict: bool = True) -> Trace:
+        """One claim through the stages, each timed: questions, search, fine-grained retrieval (BM25 with
+        the questions that were searched), summaries and, if ``predict`` and a classifier is set, the
+        web-summaries label probabilities."""
         seconds, start = {}, time.perf_counter()
         questions = self.decomposer.questions(claim)
         seconds["decomposition"] = time.perf_counter() - start

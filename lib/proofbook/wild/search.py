@@ -123,6 +123,7 @@ def as_query(claim) -> ClaimQuery:
 
 
 def no_date_message(query: ClaimQuery) -> str:
+    """The :attr:`SearchOutcome.message` of a claim whose date cannot be read from its venue."""
     return (f"claim {query.example_id}: no date could be read from the venue {query.venue!r} "
             "(expected 'stated on <Month> <day>, <year> ...'): the time filter was not applied")
 
@@ -135,6 +136,7 @@ def _start_outcome(claim) -> tuple[date | None, SearchOutcome]:
 
 
 class SearchBackend(Protocol):
+    """The interface of a search backend: ``search(claim, questions)`` -> a :class:`SearchOutcome`."""
     def search(self, claim, questions: Sequence[str]) -> SearchOutcome: ...
 
 
@@ -163,6 +165,8 @@ class ReplaySearch:
         self.cache = cache
 
     def search(self, claim, questions: Sequence[str] = ()) -> SearchOutcome:
+        """The claim's cached results, filtered (``questions`` is unused: the results belong to the cached
+        questions); raises KeyError for a claim not in the cache."""
         query = as_query(claim)
         if query.example_id not in self.cache:
             raise KeyError(f"claim {query.example_id} has no cached search results "
@@ -183,6 +187,7 @@ class LocalSearch:
         self.index = BM25([tokenize(f"{p.title} {p.text}") for p in self.pages], k1=k1, b=b)
 
     def search(self, claim, questions: Sequence[str]) -> SearchOutcome:
+        """Each question's ``k`` best BM25 pages that pass the filters, URLs de-duplicated over questions."""
         when, outcome = _start_outcome(claim)
         seen: set[str] = set()
         for question in questions:
@@ -240,6 +245,8 @@ class LiveSearch:
             raise SearchError(f"{self.endpoint}: the reply is not JSON: {body[:200]!r}") from None
 
     def search(self, claim, questions: Sequence[str]) -> SearchOutcome:
+        """For each question, the API's pages up to the claim date + 1 day, filtered again; raises
+        :class:`SearchError` for a failed request or a malformed reply."""
         when, outcome = _start_outcome(claim)
         seen: set[str] = set()
         for question in questions:

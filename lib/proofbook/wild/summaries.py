@@ -31,6 +31,7 @@ THRESHOLD, MAX_SENTENCES = 0.4, 2
 
 
 class Summariser(Protocol):
+    """The interface of a summary backend: ``summarise(claim, questions, document)`` -> a summary."""
     name: str
 
     def summarise(self, claim: str, questions: Sequence[str], document: str) -> str: ...
@@ -58,6 +59,7 @@ class ExtractiveSummariser:
         return list(zip(sentences, similarity.max(axis=1).astype(float).tolist()))
 
     def summarise(self, claim: str, questions: Sequence[str], document: str) -> str:
+        """The extractive summary of one document (see :meth:`summarise_many`)."""
         return self.summarise_many(claim, questions, [document])[0]
 
     def summarise_many(self, claim: str, questions: Sequence[str], documents: Sequence[str]) -> list[str]:
@@ -100,9 +102,12 @@ class LLMSummariser:
         self.max_tokens = max_tokens
 
     def summarise(self, claim: str, questions: Sequence[str], document: str) -> str:
+        """The endpoint's summary of ``document`` for ``claim`` (white space normalised), or
+        :data:`IRRELEVANT` when the reply says so; ``questions`` is unused (the prompt has none)."""
         reply = " ".join(self.client.complete(summary_prompt(claim, document), temperature=0.0,
                                               max_tokens=self.max_tokens).split())
         return IRRELEVANT if "irrelevant to the claim" in reply.lower() else reply
 
     def summarise_many(self, claim: str, questions: Sequence[str], documents: Sequence[str]) -> list[str]:
+        """One :meth:`summarise` call per document."""
         return [self.summarise(claim, questions, d) for d in documents]

@@ -57,6 +57,7 @@ def spans_frame(trace: Trace):
 
 
 def summaries_frame(trace: Trace):
+    """The kept documents in rank order: title, fine-grained evidence and summary."""
     import pandas as pd
 
     return pd.DataFrame([{"rank": i + 1, "title": page.title, "evidence": text, "summary": summary}

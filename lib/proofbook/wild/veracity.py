@@ -85,6 +85,7 @@ class VeracityExample:
         return self.text, self.evidence
 
     def with_evidence(self, evidence: str) -> "VeracityExample":
+        """A copy of the example with ``evidence`` in place of its own."""
         return replace(self, evidence=evidence)
 
 
@@ -240,6 +241,7 @@ class VeracityClassifier:
         return classifier
 
     def predict_proba(self, examples: Sequence[VeracityExample], progress: bool | None = None) -> np.ndarray:
+        """Label probabilities, one row per example, columns in :data:`LABELS` order."""
         return self.encoder.predict_proba([e.pair for e in examples], progress=progress)
 
     def predict(self, examples: Sequence[VeracityExample], progress: bool | None = None) -> list[int]:
@@ -247,6 +249,7 @@ class VeracityClassifier:
         return self.predict_proba(examples, progress).argmax(axis=1).tolist() if examples else []
 
     def evaluate(self, examples: Sequence[VeracityExample]) -> dict[str, float]:
+        """Accuracy, macro F1, MAE and soft accuracy of the predictions (:func:`veracity_metrics`)."""
         return veracity_metrics([e.label_index for e in examples], self.predict(examples))
 
 

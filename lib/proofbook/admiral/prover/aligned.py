@@ -106,6 +106,7 @@ class AlignedSettings(ContextModelSettings):
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "AlignedSettings":
+        """Tiny sizes for the tests: seconds, not minutes (the model learns next to nothing)."""
         return cls(seed=seed, max_built_per_operator=12, max_silver_per_operator=12, max_length=48, epochs=1)
 
 
@@ -198,6 +199,8 @@ def built_examples(proofs, sources: Sequence[str] = ("hover", "feverous_s")) -> 
 
 @dataclass
 class ContextData:
+    """The context operator model's training and held-out examples (:func:`context_operator_data`),
+    with per-operator counts."""
     train: list[ContextExample]
     heldout: list[ContextExample]                                    # QA-NatVer held-out steps, with contexts
     counts: dict[str, dict[str, int]] = field(default_factory=dict)   # part -> operator -> examples
@@ -234,6 +237,7 @@ def context_operator_data(data_dir, span_data: OperatorData, proofs, settings: C
 
 
 def train_context_model(data: ContextData, settings: ContextModelSettings) -> OperatorModel:
+    """Fine-tune a MiniLM :class:`OperatorModel` on ``data.train``, in context (:func:`pair_text`)."""
 
     model = OperatorModel.new(settings.max_length, seed=settings.seed)
     config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, seed=settings.seed)
@@ -253,6 +257,7 @@ def cached_context_model(data: ContextData, settings: ContextModelSettings, cach
 
 
 def heldout_predictions(model: OperatorModel, examples: Sequence[ContextExample]) -> list[str]:
+    """The model's operator for each example's pair in context (:func:`pair_text`); empty for no examples."""
     return model.predict([_pair(x) for x in examples]) if examples else []
 
 

@@ -68,6 +68,7 @@ class SufficiencySettings:
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "SufficiencySettings":
+        """Tiny sizes for the tests (every component's ``smoke`` settings): seconds, not minutes."""
 
         return cls(seed=seed, beam=2, calibration_claims=2, operators=OperatorSettings.smoke(seed),
                    proofgen=ProofgenSettings.smoke(seed), aligned=AlignedSettings.smoke(seed),
@@ -97,6 +98,7 @@ class Prover:
         return NatlogSufficiency(self.generator, beam=settings.beam, threshold=self.threshold)
 
     def aligned_prover(self, settings: SufficiencySettings):
+        """The aligned proof builder (:class:`AlignedProver`): the aligner and the context operator model."""
 
         return AlignedProver(self.aligner, self.context_model, rerank=settings.aligned.rerank)
 

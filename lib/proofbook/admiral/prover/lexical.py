@@ -37,6 +37,7 @@ _TOKEN = re.compile(r"n't|\w+(?:[-']\w+)*|[^\w\s]", re.UNICODE)
 
 
 def tokens(text: str) -> list[str]:
+    """The words (hyphen and apostrophe compounds whole, a lone ``n't`` apart) and punctuation of ``text``."""
     return _TOKEN.findall(text)
 
 

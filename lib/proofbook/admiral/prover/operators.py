@@ -60,11 +60,13 @@ class OperatorSettings(ComponentSettings):
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "OperatorSettings":
+        """Tiny sizes for the tests: seconds, not minutes (the model learns next to nothing)."""
         return cls(seed=seed, max_per_operator=12, fewshot_repeat=1, heldout_per_operator=6, max_length=24, epochs=1)
 
 
 @dataclass(frozen=True)
 class OperatorExample:
+    """One (claim span, evidence span) step of a QA-NatVer proof with its operator, source and claim id."""
     claim_span: str
     evidence_span: str
     operator: str
@@ -74,6 +76,8 @@ class OperatorExample:
 
 @dataclass
 class OperatorData:
+    """The operator model's training and held-out steps (:func:`operator_data`), with the number of claims
+    left out for FEVER-Symmetric and per-operator counts."""
     train: list[OperatorExample]
     heldout: list[OperatorExample]
     excluded_claims: int                                     # claim ids dropped because FEVER-Symmetric has them
@@ -138,9 +142,11 @@ class OperatorModel:
 
     @classmethod
     def new(cls, max_length: int = 32, checkpoint="minilm", seed: int = 0) -> "OperatorModel":
+        """An untrained cross-encoder from ``checkpoint`` (MiniLM) over the operators :data:`LABELS`."""
         return cls(CrossEncoder(checkpoint, labels=LABELS, max_length=max_length, seed=seed))
 
     def predict_proba(self, pairs: Sequence[tuple[str, str]], batch_size: int = 64) -> np.ndarray:
+        """Operator probabilities of each ``(claim span, evidence span)``, columns in :data:`LABELS` order."""
         return self.encoder.predict_proba(list(pairs), batch_size=batch_size, progress=False)
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 64) -> list[str]:
@@ -150,10 +156,12 @@ class OperatorModel:
         return self.encoder.predict(list(pairs), batch_size=batch_size, progress=False)
 
     def save(self, folder: os.PathLike | str) -> Path:
+        """Write the cross-encoder into ``folder`` (usable with ``object_codec``); returns the folder."""
         return self.encoder.save(folder)
 
     @classmethod
     def load(cls, folder: os.PathLike | str, device: str | None = None) -> "OperatorModel":
+        """An operator model written by :meth:`save`."""
         return cls(CrossEncoder.load(folder, device=device))
 
 

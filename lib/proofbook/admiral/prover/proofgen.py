@@ -96,6 +96,7 @@ class ProofgenSettings(ComponentSettings):
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "ProofgenSettings":
+        """Tiny sizes for the tests: seconds, not minutes (the generator learns next to nothing)."""
         return cls(seed=seed, max_claims_per_dataset=4, fewshot_repeat=1, max_fewshot=8, epochs=1,
                    max_input_length=64, max_target_length=40)
 
@@ -138,6 +139,8 @@ class ProofGenerator:
                                         copy=settings.backend == "copy", **kwargs))
 
     def fit(self, proofs: Sequence[TrainingProof], settings: ProofgenSettings, dev: Sequence[TrainingProof] = ()):
+        """Train on the proofs' ``(input, target)`` texts, with early stopping (patience 2) on ``dev``
+        where given; returns the training result."""
 
         config = TrainConfig(epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, warmup_ratio=0.1,
                              seed=settings.seed, patience=2 if dev else None, length_pool=settings.length_pool)
@@ -145,6 +148,8 @@ class ProofGenerator:
                                 dev_pairs=[(p.input, p.target) for p in dev] or None)
 
     def constraint(self, claim: str, evidence: Evidence, claim_spans: str = "chunks"):
+        """The decoding constraint of a proof of ``claim`` from ``evidence``
+        (:func:`~proofbook.admiral.prover.proof_format.proof_constraint`)."""
         return proof_constraint(self.seq2seq.tokenizer, claim, evidence, self.seq2seq.eos_token_id,
                                 claim_spans=claim_spans)
 
@@ -171,10 +176,12 @@ class ProofGenerator:
         return results
 
     def save(self, folder):
+        """Write the seq2seq model into ``folder`` (usable with ``object_codec``); returns the folder."""
         return self.seq2seq.save(folder)
 
     @classmethod
     def load(cls, folder, device: str | None = None) -> "ProofGenerator":
+        """A generator written by :meth:`save`."""
 
         return cls(Seq2Seq.load(folder, device=device))
 

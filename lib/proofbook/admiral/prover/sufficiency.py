@@ -103,6 +103,8 @@ class NatlogSufficiency(_Hook):
         self.constrained, self.batch_size = constrained, batch_size
 
     def decide_many(self, claims, selections) -> list[Decision]:
+        """One :class:`Decision` per (claim, selection): the reference rule on the beam of generated proofs;
+        an empty selection is insufficient (:data:`NO_EVIDENCE`)."""
         out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]          # no sentence: nothing can be proven
         if todo:
@@ -129,6 +131,8 @@ class AlignedSufficiency(_Hook):
         return [f.score(self.score) for f in found]
 
     def decide_many(self, claims, selections) -> list[Decision]:
+        """One :class:`Decision` per (claim, selection): sufficient iff the score reaches ``threshold``; the
+        proof shown reaches SUPPORTS or REFUTES (the likelier) if so, else NEI; no sentence: insufficient."""
 
         out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]
@@ -151,6 +155,8 @@ class LexicalSufficiency(_Hook):
         self.aligner = aligner
 
     def decide_many(self, claims, selections) -> list[Decision]:
+        """One :class:`Decision` per (claim, selection): sufficient iff the lexical proof's verdict is not
+        NEI; an empty selection is insufficient."""
 
         out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]
@@ -168,6 +174,7 @@ CLASSIFIER_LABELS = ("insufficient", "sufficient")
 
 
 def classifier_passage(sentences: Sequence[Sentence]) -> str:
+    """The classifier's evidence text: ``Title ; sentence`` for each sentence, joined with ``</s>``."""
     return " </s> ".join(f"{s.title} ; {s.text}" for s in sentences)
 
 
@@ -185,6 +192,8 @@ class ClassifierSufficiency(_Hook):
         return [float(p[1]) for p in self.encoder.predict_proba(pairs, progress=False)] if pairs else []
 
     def decide_many(self, claims, selections) -> list[Decision]:
+        """One :class:`Decision` per (claim, selection): sufficient iff P(sufficient) reaches ``threshold``
+        (no proofs); an empty selection is insufficient."""
         out: list[Decision] = [Decision(False, reason=NO_EVIDENCE) for _ in claims]
         todo = [i for i, s in enumerate(selections) if s]
         if todo:
@@ -196,10 +205,12 @@ class ClassifierSufficiency(_Hook):
         return out
 
     def save(self, folder):
+        """Write the cross-encoder into ``folder`` (usable with ``object_codec``); returns the folder."""
         return self.encoder.save(folder)
 
     @classmethod
     def load(cls, folder, device: str | None = None) -> "ClassifierSufficiency":
+        """A classifier written by :meth:`save`, at the default threshold (a calibrated one is not saved)."""
 
         return cls(CrossEncoder.load(folder, device=device))
 
@@ -221,6 +232,7 @@ class ClassifierSettings(ComponentSettings):
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "ClassifierSettings":
+        """Tiny sizes for the tests: seconds, not minutes (the classifier learns next to nothing)."""
         return cls(seed=seed, max_claims_per_dataset=4, max_length=48)
 
 

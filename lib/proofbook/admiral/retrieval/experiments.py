@@ -83,6 +83,8 @@ class TrainingSettings(ComponentSettings):
 
 @dataclass
 class Components:
+    """The trained retrieval models: the sentence reranker, the hop models by hop, the hop-1 model without
+    pointers (ablation) and the training seconds."""
     reranker: SentenceReranker
     hop_models: dict[int, AutoregressiveRetriever]   # 0 = GENRE step, 1 = first autoregressive hop
     notjoint: AutoregressiveRetriever                # hop 1 without pointers (ablation)

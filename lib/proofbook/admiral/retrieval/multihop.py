@@ -59,6 +59,8 @@ Sufficiency = Callable[[str, Sequence[Sentence]], bool]
 
 @dataclass(frozen=True)
 class AdmiralConfig:
+    """The sizes and switches of the loop; the defaults are the paper's (reference config, two iterations,
+    every hop over all corpus titles)."""
     iterations: int = 2          # 1 = initial retrieval only; 2 = the paper's 2-hop setting
     bm25_k: int = 100            # BM25 pages (reference config)
     genre_beams: int = 5         # hop-0 title generation beams ...
@@ -150,6 +152,7 @@ class MentionsOnly:
 
     def generate_batch(self, queries: Sequence[tuple[str, Sequence[Sentence]]], beam: int = 25,
                        candidates: Sequence[Sequence[str]] | None = None) -> list[list[RankedTitle]]:
+        """Per query, its candidate pages ranked by the reranker, best first (see the class docstring)."""
 
         if candidates is None:
             raise ValueError("MentionsOnly ranks the linked titles of each hop: use AdmiralConfig(hop_titles='linked')")
@@ -207,6 +210,7 @@ class Admiral:
         return self.hop_models.get(hop) or self.hop_models[max(h for h in self.hop_models if h >= 1)]
 
     def retrieve(self, claim: str) -> RetrievalTrace:
+        """The loop for one claim: :meth:`retrieve_many` without a progress bar."""
         return self.retrieve_many([claim], progress=False)[0]
 
     def retrieve_many(self, claims: Sequence[str], progress: bool = True,

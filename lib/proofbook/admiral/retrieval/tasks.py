@@ -52,6 +52,7 @@ class RetrievalTask:
     unmatched_sentences: int = 0   # gold sentence ids that do not exist in the corpus page (dropped)
 
     def summary(self) -> dict:
+        """The task's sizes: pages, sentences, claims per part, and the claims and gold sentences dropped."""
         return {"dataset": self.dataset, "pages": len(self.corpus), "sentences": self.corpus.n_sentences(),
                 "train_claims": len(self.train), "evaluation_claims": len(self.evaluation),
                 "not_evaluable": dict(self.not_evaluable), "unmatched_sentences": self.unmatched_sentences}

@@ -1,0 +1,147 @@
+"""The book's execution status: when each chapter last ran, for how long, and whether its results are current.
+
+A reader who opens a chapter should be able to tell when its numbers were computed and whether the code and
+data they came from are still the ones in the repository.  Like the execution-status page of the QuantEcon
+lectures, :func:`chapter_runs` reads each notebook of the book (``_toc.yml``, in book order) from its executed
+copy (``notebooks/**/<name>.ipynb``, written by ``python -m proofbook run``): papermill's record of the run
+(start, end, duration, and whether a cell raised) and the parameters it ran with.  It adds what the
+notebook's results files say: the commit they were computed at and whether they are still current
+(:func:`proofbook.core.provenance.stale_parts`: the notebook's source, the library modules it imports and the
+data files it read, hashed now and compared with the digest the results file recorded).
+
+``python -m proofbook status`` prints the table; the book's status page (``notebooks/99_status.py``) shows it.
+The times are those of the recorded runs: a chapter whose trained models were already in the artifact cache
+runs in a fraction of the time it takes from a clean cache.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from proofbook.cli.runner import book_notebooks, executed_path, notebook_id
+from proofbook.core import provenance
+from proofbook.core.paths import PROJECT_ROOT, record_read
+
+
+@dataclass(frozen=True)
+class ChapterRun:
+    """One notebook of the book: its last recorded run and the state of its results."""
+
+    notebook: str               # the notebook's id, e.g. "admiral/02_experiments"
+    title: str                  # its first heading
+    finished: str | None        # when the recorded run ended (ISO 8601, UTC); None: never run
+    seconds: float | None       # how long it ran
+    status: str                 # "ok", "failed" (a cell raised) or "not run" (no executed copy)
+    smoke: bool | None          # whether the run was a smoke run (tiny sizes: numbers mean nothing)
+    commit: str | None          # the commit its results files were computed at (short); None: no results file
+    current: str                # "yes", "no results", or a summary of what changed since ("no: source, 3 library modules")
+    changes: tuple[str, ...] = ()   # every change (``"library: index/bm25.py changed"``)
+
+
+def _title(notebook: dict) -> str:
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            for line in "".join(cell.get("source", "")).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return ""
+
+
+def _results_by_notebook(results_dir: Path) -> dict[str, list[tuple[Path, dict]]]:
+    found: dict[str, list[tuple[Path, dict]]] = {}
+    for path in sorted(results_dir.rglob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        record_read(path)
+        try:
+            source = provenance.notebook_source(data["notebook"])
+        except (KeyError, FileNotFoundError):
+            continue
+        found.setdefault(notebook_id(source), []).append((path, data))
+    return found
+
+
+def _changes(files: list[tuple[Path, dict]], data_dir: os.PathLike | str | None) -> tuple[str, ...]:
+    stale: list[str] = []
+    for _, data in files:
+        source = provenance.notebook_source(data["notebook"])
+        stale += provenance.stale_parts(source, data.get("input_digest", {}), data_dir)
+    return tuple(dict.fromkeys(stale))
+
+
+def _summary(files: list, changes: tuple[str, ...]) -> str:
+    """``yes``, ``no results`` or ``no: source, 3 library modules, 1 data file``."""
+    if not files:
+        return "no results"
+    if not changes:
+        return "yes"
+    kinds = [change.split(":", 1)[0] for change in changes]
+    parts = ["source"] if "source" in kinds else []
+    for kind, unit in (("library", "library module"), ("data", "data file")):
+        count = kinds.count(kind)
+        if count:
+            parts.append(f"{count} {unit}{'s' if count > 1 else ''}")
+    return "no: " + ", ".join(parts)
+
+
+def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data_dir: os.PathLike | str | None = None,
+                 notebooks: list[Path] | None = None, skip: tuple[str, ...] = ()) -> list[ChapterRun]:
+    """Every notebook of the book (``_toc.yml`` order) with its last recorded run; ``skip`` leaves notebooks out
+    by id (the status page leaves itself out).  ``data_dir`` None compares source and library only.
+
+    A malformed executed notebook raises a ValueError naming it."""
+    by_notebook = _results_by_notebook(Path(results_dir))
+    runs = []
+    for source in notebooks if notebooks is not None else book_notebooks():
+        name = notebook_id(source)
+        if name in skip:
+            continue
+        executed = executed_path(source)
+        files = by_notebook.get(name, [])
+        commit = files[0][1].get("git_commit", "")[:7] if files else None
+        changes = _changes(files, data_dir)
+        current = _summary(files, changes)
+        if not executed.is_file():
+            runs.append(ChapterRun(name, "", None, None, "not run", None, commit, current, changes))
+            continue
+        record_read(executed)
+        try:
+            notebook = json.loads(executed.read_text(encoding="utf-8"))
+            record = notebook["metadata"]["papermill"]
+        except (ValueError, KeyError) as err:
+            raise ValueError(f"{executed}: not a notebook executed by papermill ({type(err).__name__}: {err})") from None
+        failed = record.get("exception") or any(cell.get("metadata", {}).get("papermill", {}).get("exception")
+                                                for cell in notebook.get("cells", []))
+        runs.append(ChapterRun(name, _title(notebook), record.get("end_time"), record.get("duration"),
+                               "failed" if failed else "ok", (record.get("parameters") or {}).get("smoke"),
+                               commit, current, changes))
+    return runs
+
+
+def status_rows(runs: list[ChapterRun]) -> list[dict]:
+    """The runs as table rows: minutes instead of seconds, the end of the run as ``YYYY-MM-DD HH:MM`` (UTC)."""
+    rows = []
+    for run in runs:
+        row = asdict(run)
+        row["finished"] = run.finished[:16].replace("T", " ") if run.finished else None
+        row["minutes"] = round(run.seconds / 60, 1) if run.seconds is not None else None
+        del row["seconds"], row["changes"]
+        rows.append(row)
+    return rows
+
+
+def main(data_dir: os.PathLike | str | None = None) -> int:
+    """The command line: print the table; exit status 1 when a chapter failed, never ran or is not current."""
+    runs = chapter_runs(data_dir=data_dir)
+    width = max(len(run.notebook) for run in runs)
+    for row in status_rows(runs):
+        minutes = f"{row['minutes']:6.1f} min" if row["minutes"] is not None else "       -  "
+        print(f"{row['notebook']:<{width}}  {row['status']:<7}  {row['finished'] or '-':<16}  {minutes}  "
+              f"{row['commit'] or '-':<7}  current: {row['current']}")
+    total = sum(run.seconds or 0 for run in runs)
+    print(f"[status] {len(runs)} notebooks, {total / 60:.1f} minutes in their recorded runs")
+    for run in runs:
+        for change in run.changes:
+            print(f"  {run.notebook}: {change}")
+    return 0 if all(run.status == "ok" and run.current == "yes" for run in runs) else 1

@@ -1,0 +1,78 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (proofbook)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Execution status
+#
+# Every page of this book is a notebook that ran, and every number on it comes from that run.  This page
+# says, for each notebook in book order, when its recorded run ended, how long it took, whether a cell
+# failed, whether it was a smoke run, the commit its results files were computed at, and whether those
+# results are still **current**: the notebook's source, every library module it imports and every data file
+# it read, hashed when this page was built, match what its results file recorded (`python -m proofbook check`
+# makes the same comparison).  It is read from the executed notebooks (papermill's record of each run) and
+# the results files, when the page is built, by `proofbook.cli.status`; `python -m proofbook status` prints
+# the same table in a terminal.
+#
+# The times are those of the recorded runs.  The book's runs reuse the artifact cache (`.cache/proofbook`):
+# a chapter whose models were trained by an earlier run loads them in seconds, so a build from a clean cache,
+# which trains every model once, takes longer than the sum below.  To refresh the book, run
+# `python -m proofbook run-all` (it skips notebooks whose results are current) and build it with `make book`.
+
+# %% tags=["parameters"]
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
+seed = 0
+smoke = False
+results_dir = "results"
+figures_dir = "figures"
+
+# %%
+import pandas as pd
+from myst_nb import glue
+
+from proofbook.cli import status
+from proofbook.render.chapter import start
+
+chapter = start("reference/status", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+                results_dir=results_dir)
+results = chapter.results
+runs = status.chapter_runs(results_dir, chapter.data_path, skip=("99_status",))
+for run in runs:
+    if run.seconds is not None:
+        results.add(run.notebook, "last-run", "papermill", "run_seconds", round(run.seconds, 1), 1)
+    results.add(run.notebook, "last-run", "papermill", "current", int(run.current == "yes"), 1)
+recorded = [run for run in runs if run.seconds is not None]
+results.add("book", "last-run", "papermill", "run_seconds", round(sum(run.seconds for run in recorded), 1),
+            len(recorded))
+results.save()
+glue("n_notebooks", len(runs), display=False)
+glue("n_current", sum(run.current == "yes" for run in runs), display=False)
+glue("n_ok", sum(run.status == "ok" for run in runs), display=False)
+glue("total_minutes", f"{sum(run.seconds for run in recorded) / 60:.0f}", display=False)
+glue("slowest", max(recorded, key=lambda run: run.seconds).notebook if recorded else "none", display=False)
+pd.set_option("display.max_colwidth", 200)
+table = pd.DataFrame(status.status_rows(runs)).set_index("notebook")
+table[["title", "status", "smoke", "finished", "minutes", "commit", "current"]]
+
+# %% [markdown]
+# *Table: the {glue:text}`n_notebooks` notebooks of the book (this page left out); {glue:text}`n_ok` of them
+# ran without an error and {glue:text}`n_current` have current results.  Their recorded runs took
+# {glue:text}`total_minutes` minutes in all, the longest {glue:text}`slowest`.  `finished` is the end of the
+# run in UTC; `commit` is the commit the results were computed at (a results file is committed after the run,
+# so this is the commit before it).*
+#
+# When a notebook is not current, the cell below lists what changed since its run.
+
+# %%
+changes = [{"notebook": run.notebook, "change": change} for run in runs for change in run.changes]
+pd.DataFrame(changes, columns=["notebook", "change"]) if changes else print("Every notebook's results are current.")

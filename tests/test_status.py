@@ -1,0 +1,57 @@
+"""The execution-status table (proofbook.cli.status): read from executed notebooks and results files."""
+import json
+import shutil
+
+import pytest
+
+from proofbook.cli import runner, status
+from proofbook.core import provenance
+
+
+def _notebook(tmp_path, name, metadata, cells=()):
+    source = tmp_path / f"{name}.py"
+    source.write_text("# %%\nx = 1\n")
+    (tmp_path / f"{name}.ipynb").write_text(json.dumps({"metadata": metadata, "cells": list(cells)}))
+    return source
+
+
+def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path):
+    record = {"papermill": {"duration": 90.0, "end_time": "2026-12-02T01:05:00+00:00", "exception": None,
+                            "parameters": {"smoke": True}}}
+    title = {"cell_type": "markdown", "source": ["# A chapter\n", "text"], "metadata": {}}
+    failed = {"cell_type": "code", "source": "1/0", "metadata": {"papermill": {"exception": True}}}
+    good = _notebook(tmp_path, "good", record, [title])
+    bad = _notebook(tmp_path, "bad", record, [title, failed])
+    never = tmp_path / "never.py"
+    never.write_text("x = 1\n")
+    runs = status.chapter_runs(tmp_path / "no-results", notebooks=[good, bad, never])
+    assert [(r.notebook, r.title, r.status, r.smoke, r.seconds, r.current) for r in runs] == [
+        ("good", "A chapter", "ok", True, 90.0, "no results"), ("bad", "A chapter", "failed", True, 90.0, "no results"),
+        ("never", "", "not run", None, None, "no results")]
+    rows = status.status_rows(runs)
+    assert rows[0]["finished"] == "2026-12-02 01:05" and rows[0]["minutes"] == 1.5 and "changes" not in rows[0]
+    assert status.chapter_runs(tmp_path, notebooks=[good], skip=("good",)) == []
+
+
+def test_a_notebook_not_executed_by_papermill_is_an_error_naming_it(tmp_path):
+    source = _notebook(tmp_path, "plain", {"kernelspec": {}})
+    with pytest.raises(ValueError, match=r"plain\.ipynb: not a notebook executed by papermill"):
+        status.chapter_runs(tmp_path, notebooks=[source])
+    (tmp_path / "plain.ipynb").write_text("{not json")
+    with pytest.raises(ValueError, match=r"plain\.ipynb"):
+        status.chapter_runs(tmp_path, notebooks=[source])
+
+
+def test_committed_results_are_current_or_say_what_changed(tmp_path, real_data_dir):
+    source = runner.NOTEBOOKS / "99_reproduction_report.py"
+    results = tmp_path / "results"
+    shutil.copytree(runner.PROJECT_ROOT / "results" / "report", results / "report")
+    [run] = status.chapter_runs(results, real_data_dir, notebooks=[source])
+    data = json.loads(next((results / "report").glob("*.json")).read_text())
+    stale = provenance.stale_parts(source, data["input_digest"], real_data_dir)
+    assert run.changes == tuple(stale)
+    assert run.current == ("yes" if not stale else run.current) and run.commit == data["git_commit"][:7]
+    data["input_digest"]["source"] = "0" * 64             # the notebook "changed" since its run
+    next((results / "report").glob("*.json")).write_text(json.dumps(data))
+    [run] = status.chapter_runs(results, real_data_dir, notebooks=[source])
+    assert run.current.startswith("no: source") and "source: 99_reproduction_report.py changed" in run.changes

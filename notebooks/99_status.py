@@ -43,7 +43,7 @@ from myst_nb import glue
 from proofbook.cli import status
 from proofbook.render.chapter import start
 
-chapter = start("reference/status", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
+chapter = start("reference/99_status", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
                 results_dir=results_dir)
 results = chapter.results
 runs = status.chapter_runs(results_dir, chapter.data_path, skip=("99_status",))

@@ -55,3 +55,20 @@ def test_committed_results_are_current_or_say_what_changed(tmp_path, real_data_d
     next((results / "report").glob("*.json")).write_text(json.dumps(data))
     [run] = status.chapter_runs(results, real_data_dir, notebooks=[source])
     assert run.current.startswith("no: source") and "source: 99_reproduction_report.py changed" in run.changes
+
+
+def test_the_page_reads_the_results_files_but_not_its_own_nor_the_executed_copies(tmp_path):
+    from proofbook.core.paths import files_read
+
+    results = tmp_path / "results" / "reference"
+    results.mkdir(parents=True)
+    own = results / "99_status.json"
+    own.write_text(json.dumps({"notebook": "reference/99_status", "git_commit": "abc", "input_digest": {}}))
+    other = results / "datasets.json"
+    other.write_text(json.dumps({"notebook": "reference/datasets", "git_commit": "abcdef0", "input_digest": {}}))
+    sources = [runner.NOTEBOOKS / "99_status.py", runner.NOTEBOOKS / "datasets.py"]
+    runs = status.chapter_runs(tmp_path / "results", notebooks=sources, skip=("99_status",))
+    assert [run.notebook for run in runs] == ["datasets"] and runs[0].commit == "abcdef0"
+    read = files_read()
+    assert other.resolve() in read and own.resolve() not in read
+    assert runner.executed_path(sources[1]).resolve() not in read

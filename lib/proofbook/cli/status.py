@@ -10,6 +10,8 @@ notebook's results files say: the commit they were computed at and whether they 
 data files it read, hashed now and compared with the digest the results file recorded).
 
 ``python -m proofbook status`` prints the table; the book's status page (``notebooks/99_status.py``) shows it.
+The page depends on the results files it reads (committed, rewritten by every run of their chapter), not on
+the executed copies (not committed), so it is stale exactly when a chapter ran again since.
 The times are those of the recorded runs: a chapter whose trained models were already in the artifact cache
 runs in a fraction of the time it takes from a clean cache.
 """
@@ -49,16 +51,19 @@ def _title(notebook: dict) -> str:
     return ""
 
 
-def _results_by_notebook(results_dir: Path) -> dict[str, list[tuple[Path, dict]]]:
+def _results_by_notebook(results_dir: Path, skip: tuple[str, ...]) -> dict[str, list[tuple[Path, dict]]]:
+    """The results files of each notebook, each noted as read (a chapter's rerun rewrites its results file, so
+    a page built from this table is stale once any chapter reran); those of the ``skip`` notebooks are not read."""
     found: dict[str, list[tuple[Path, dict]]] = {}
     for path in sorted(results_dir.rglob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        record_read(path)
         try:
-            source = provenance.notebook_source(data["notebook"])
+            name = notebook_id(provenance.notebook_source(data["notebook"]))
         except (KeyError, FileNotFoundError):
             continue
-        found.setdefault(notebook_id(source), []).append((path, data))
+        if name not in skip:
+            record_read(path)
+            found.setdefault(name, []).append((path, data))
     return found
 
 
@@ -91,7 +96,7 @@ def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data
     by id (the status page leaves itself out).  ``data_dir`` None compares source and library only.
 
     A malformed executed notebook raises a ValueError naming it."""
-    by_notebook = _results_by_notebook(Path(results_dir))
+    by_notebook = _results_by_notebook(Path(results_dir), skip)
     runs = []
     for source in notebooks if notebooks is not None else book_notebooks():
         name = notebook_id(source)
@@ -105,7 +110,7 @@ def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data
         if not executed.is_file():
             runs.append(ChapterRun(name, "", None, None, "not run", None, commit, current, changes))
             continue
-        record_read(executed)
+        # the executed copy is not noted as read: executed copies are not committed, the results files are
         try:
             notebook = json.loads(executed.read_text(encoding="utf-8"))
             record = notebook["metadata"]["papermill"]

@@ -63,12 +63,20 @@ def test_the_page_reads_the_results_files_but_not_its_own_nor_the_executed_copie
     results = tmp_path / "results" / "reference"
     results.mkdir(parents=True)
     own = results / "99_status.json"
-    own.write_text(json.dumps({"notebook": "reference/99_status", "git_commit": "abc", "input_digest": {}}))
+    own.write_text(json.dumps({"notebook": "reference/99_status", "git_commit": "abc", "params": {}, "rows": [],
+                               "input_digest": {}}))
     other = results / "datasets.json"
-    other.write_text(json.dumps({"notebook": "reference/datasets", "git_commit": "abcdef0", "input_digest": {}}))
+    other.write_text(json.dumps({"notebook": "reference/datasets", "git_commit": "abcdef0", "params": {}, "rows": [],
+                                 "input_digest": {}}))
     sources = [runner.NOTEBOOKS / "99_status.py", runner.NOTEBOOKS / "datasets.py"]
     runs = status.chapter_runs(tmp_path / "results", notebooks=sources, skip=("99_status",))
     assert [run.notebook for run in runs] == ["datasets"] and runs[0].commit == "abcdef0"
     read = files_read()
     assert other.resolve() in read and own.resolve() not in read
     assert runner.executed_path(sources[1]).resolve() not in read
+
+
+def test_a_malformed_results_file_is_an_error_naming_it(tmp_path):
+    (tmp_path / "broken.json").write_text('{"notebook": "reference/datasets",\n')
+    with pytest.raises(ValueError, match=r"broken\.json: line 2"):
+        status.chapter_runs(tmp_path, notebooks=[runner.NOTEBOOKS / "datasets.py"])

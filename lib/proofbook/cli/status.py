@@ -25,6 +25,7 @@ from pathlib import Path
 from proofbook.cli.runner import book_notebooks, executed_path, notebook_id
 from proofbook.core import provenance
 from proofbook.core.paths import PROJECT_ROOT, record_read
+from proofbook.core.results import load_results
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def _results_by_notebook(results_dir: Path, skip: tuple[str, ...]) -> dict[str, 
     a page built from this table is stale once any chapter reran); those of the ``skip`` notebooks are not read."""
     found: dict[str, list[tuple[Path, dict]]] = {}
     for path in sorted(results_dir.rglob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_results(path)           # a malformed results file: a ValueError naming it
         try:
             name = notebook_id(provenance.notebook_source(data["notebook"]))
         except (KeyError, FileNotFoundError):

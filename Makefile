@@ -22,10 +22,12 @@ help:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# torch first (the CPU build), then the project with its pinned dependencies, then the kernel.
+# torch first (the CPU build), then the project with its pinned dependencies, then pyserini for Lucene BM25
+# (proofbook.index.lucene) without its neural-encoder dependencies (several GB), then the kernel.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q torch==2.13.0 $(TORCH_PIP_OPTS)
 	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q --no-deps pyserini==1.6.0
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (proofbook)" >/dev/null
 	touch $@
 

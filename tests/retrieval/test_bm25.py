@@ -276,10 +276,12 @@ def test_benchmark_backends_reports_both_backends_and_agreement():
     result = benchmark_backends(n_docs=2000, n_queries=5, k=10, seed=0)
     assert result["dataset"] == "synthetic-2k" and result["n_queries"] == 5
     for system in ("bm25-reference", "bm25-fast"):
-        assert set(result[system]) == {"index_build_s", "seconds_per_query", "index_bytes"}
-        assert result[system]["seconds_per_query"] > 0
+        assert set(result[system]) == {"index_build_s", "seconds_per_query", "index_bytes", "runs"}
+        assert result[system]["seconds_per_query"] > 0 and result[system]["runs"] == 3
     assert result["top10_agreement"] == 1.0
     assert result["max_abs_score_diff"] <= 1e-6
+    with pytest.raises(ValueError, match="runs"):
+        benchmark_backends(n_docs=50, n_queries=2, runs=0)
 
 
 # ------------------------------------------------------------------------------------------ real data
@@ -318,3 +320,19 @@ def test_sentence_index_finds_gold_sentences_on_hover(real_data_dir):
     sentence = task.corpus.sentence(claims[0].gold_sentences[0])
     top = index.search(f"{sentence.title} . {sentence.text}", k=1)[0][0]
     assert task.corpus.sentence(top).text == sentence.text
+
+
+@pytest.mark.unit
+def test_top_k_prefilter_gives_the_exact_selection():
+    """The block-maximum pre-filter of long score vectors changes nothing: ties, equal blocks, infinities."""
+    from proofbook.index.ranking import _exact_top_k, top_k
+
+    rng = np.random.default_rng(0)
+    for trial in range(400):
+        n, k = int(rng.integers(1, 20_000)), int(rng.integers(1, 50))
+        scores = [rng.standard_normal(n), rng.integers(0, 5, n).astype(float), np.zeros(n),
+                  np.where(rng.random(n) < 0.001, np.inf, rng.standard_normal(n)).astype(np.float32)][trial % 4]
+        assert top_k(scores, k) == _exact_top_k(scores, k)
+    with_nan = rng.standard_normal(5_000)
+    with_nan[7] = np.nan
+    assert top_k(with_nan, 3) == _exact_top_k(with_nan, 3)

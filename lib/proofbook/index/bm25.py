@@ -37,6 +37,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from proofbook.core.corpus import Corpus
 from proofbook.index.bm25_backends import ReferenceBackend, SparseBackend
@@ -314,11 +315,13 @@ def _time_queries(index: BM25, queries: list[list[str]], k: int) -> tuple[float,
 
 
 def benchmark_backends(n_docs: int = 100_000, n_queries: int = 50, k: int = 10, seed: int = 0,
-                       doc_words: int = 60, query_words: int = 8, vocab: int = 50_000) -> dict:
+                       doc_words: int = 60, query_words: int = 8, vocab: int = 50_000, runs: int = 3) -> dict:
     """Build both backends on one synthetic corpus and time the same queries on each.
 
     Per-query time covers scoring every document and selecting the top ``k`` (the same selection code
-    for both).  Returns ``{"dataset", "n_docs", "n_queries", "k", "bm25-reference": {...},
+    for both), one query at a time, on one thread (``threadpoolctl`` limits numpy's thread pools to 1 for
+    the timing); it is the median over ``runs`` runs of all queries, the backends' runs interleaved in one
+    process.  Returns ``{"dataset", "n_docs", "n_queries", "k", "bm25-reference": {...},
     "bm25-fast": {...}, "top{k}_agreement", "max_abs_score_diff", "speedup_per_query"}`` where each
     backend's dict holds ``index_build_s``, ``seconds_per_query`` and ``index_bytes``;
     ``top{k}_agreement`` is the fraction of queries whose top-k *set* equals the reference's and
@@ -328,12 +331,19 @@ def benchmark_backends(n_docs: int = 100_000, n_queries: int = 50, k: int = 10, 
     queries = synthetic_queries(n_queries, query_words, vocab, seed)
     out: dict = {"dataset": f"synthetic-{n_docs // 1000}k" if n_docs % 1000 == 0 else f"synthetic-{n_docs}",
                  "n_docs": n_docs, "n_queries": n_queries, "k": k}
-    indexes, tops = {}, {}
-    for name, backend in (("bm25-reference", "reference"), ("bm25-fast", "fast")):
-        index = indexes[name] = BM25(corpus, backend=backend)
-        seconds, tops[name] = _time_queries(index, queries, k)
-        out[name] = {"index_build_s": index.build_seconds, "seconds_per_query": seconds,
-                     "index_bytes": index.nbytes}
+    if runs < 1:
+        raise ValueError(f"runs must be at least 1, got {runs}")
+    names = (("bm25-reference", "reference"), ("bm25-fast", "fast"))
+    indexes = {name: BM25(corpus, backend=backend) for name, backend in names}
+    tops, timed = {}, {name: [] for name, _ in names}
+    with threadpool_limits(limits=1):
+        for _ in range(runs):
+            for name, _backend in names:
+                seconds, tops[name] = _time_queries(indexes[name], queries, k)
+                timed[name].append(seconds)
+    for name, _backend in names:
+        out[name] = {"index_build_s": indexes[name].build_seconds, "seconds_per_query": float(np.median(timed[name])),
+                     "index_bytes": indexes[name].nbytes, "runs": runs}
     reference, fast = tops["bm25-reference"], tops["bm25-fast"]
     out[f"top{k}_agreement"] = float(np.mean([{i for i, _ in r} == {i for i, _ in f}
                                                for r, f in zip(reference, fast)]))

@@ -195,7 +195,36 @@ class DenseIndex:
         self.titles: list[str] = corpus.titles
         self._row = {title: row for row, title in enumerate(self.titles)}
         self.from_cache = False
+        self.approximate = None
         self.embeddings, self.build_seconds = self._load_or_encode(cache)
+
+    @classmethod
+    def from_vectors(cls, corpus: Corpus, embeddings: np.ndarray, build_seconds: float, batch_size: int = 64, *,
+                     embedder: SentenceEmbedder | None = None) -> "DenseIndex":
+        """An index over vectors computed elsewhere, one row per page of ``corpus`` in corpus order.
+
+        The efficiency chapter builds large simulated knowledge bases this way (see its text);
+        ``build_seconds`` is what encoding them took or would take.
+        """
+        embeddings = np.asarray(embeddings, dtype=np.float32)
+        index = cls.__new__(cls)
+        index.corpus, index.batch_size, index.progress = corpus, batch_size, False
+        index.embedder = embedder or SentenceEmbedder()
+        if embeddings.shape != (len(corpus), index.embedder.dimension):
+            raise ValueError(f"from_vectors: {embeddings.shape} vectors for {len(corpus)} pages of dimension "
+                             f"{index.embedder.dimension}")
+        index.titles = corpus.titles
+        index._row = {title: row for row, title in enumerate(index.titles)}
+        index.from_cache, index.approximate = False, None
+        index.embeddings, index.build_seconds = embeddings, float(build_seconds)
+        return index
+
+    def use_approximate(self, searcher) -> None:
+        """Search with an approximate index over the same rows (:mod:`proofbook.index.vector_search`;
+        ``None``: exact search again)."""
+        if searcher is not None and len(searcher) != len(self.titles):
+            raise ValueError(f"the approximate index holds {len(searcher)} vectors for {len(self.titles)} pages")
+        self.approximate = searcher
 
     def __repr__(self) -> str:
         return f"DenseIndex({self.corpus.name!r}, pages={len(self.titles)}, nbytes={self.nbytes})"
@@ -263,6 +292,8 @@ class DenseIndex:
         self._check_k(k)
         queries = [_checked_query(q, "query") for q in queries]
         vectors = self.embedder.encode(queries, self.batch_size, progress=False)
+        if self.approximate is not None:
+            return [[(self.titles[row], score) for row, score in hits] for hits in self.approximate.search(vectors, k)]
         scores = vectors @ self.embeddings.T
         return [self._top(row, k) for row in scores]
 
@@ -282,13 +313,19 @@ class DenseIndex:
         for hits in first_hops:
             chains = []
             for rank, (title, first_score) in enumerate(hits[:beam]):
-                scores = vectors[position] @ self.embeddings.T
+                seconds = self._second_hop(vectors[position], beam, exclude=self._row[title])
                 position += 1
-                for second, second_score in self._top(scores, beam, exclude=self._row[title]):
+                for second, second_score in seconds:
                     chains.append(Chain(title, second, first_score, second_score, rank))
             # stable sort: equal scores keep hop-1 rank, then hop-2 rank
             results.append(([title for title, _ in hits], sorted(chains, key=lambda chain: -chain.score)))
         return results
+
+    def _second_hop(self, vector: np.ndarray, beam: int, exclude: int) -> list[tuple[str, float]]:
+        if self.approximate is None:
+            return self._top(vector @ self.embeddings.T, beam, exclude=exclude)
+        hits = self.approximate.search(vector[None, :], beam + 1)[0]
+        return [(self.titles[row], score) for row, score in hits if row != exclude][:beam]
 
     def chains_many(self, claims: Sequence[str], beam: int = DEFAULT_BEAM) -> list[list[Chain]]:
         """Every claim's ``beam x beam`` two-hop chains, best first (see the module docstring)."""

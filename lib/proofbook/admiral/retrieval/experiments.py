@@ -42,6 +42,7 @@ from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import TrainConfig
 from proofbook.index.bm25 import DocumentIndex
 from proofbook.index.dense import DenseIndex
+from proofbook.index.prefix_tree import TitleTrie
 
 logger = logging.getLogger(__name__)
 
@@ -168,20 +169,28 @@ def train_components(tasks: Sequence[RetrievalTask], settings: TrainingSettings 
     return Components(reranker, hops, notjoint, seconds)
 
 
-def for_corpus(model: AutoregressiveRetriever, task: RetrievalTask) -> AutoregressiveRetriever:
-    """The same trained model, decoding with this task's title prefix tree."""
-    return AutoregressiveRetriever(model.model, model.tokenizer, task.corpus.titles, hop=model.hop,
+def for_corpus(model: AutoregressiveRetriever, task: RetrievalTask, trie: TitleTrie | None = None
+               ) -> AutoregressiveRetriever:
+    """The same trained model, decoding with this task's title prefix tree (``trie``, when already built)."""
+    titles = task.corpus.titles if trie is None else trie
+    return AutoregressiveRetriever(model.model, model.tokenizer, titles, hop=model.hop,
                                    max_input_length=model.max_input_length, max_sentences=model.max_sentences,
                                    pointer_rule=model.pointer_rule, use_pointers=model.use_pointers,
                                    length_penalty=model.length_penalty, backend=model.backend)
 
 
 def build_admiral(task: RetrievalTask, components: Components, config: AdmiralConfig = AdmiralConfig(),
-                  notjoint: bool = False, sufficiency=None, index: DocumentIndex | None = None) -> Admiral:
-    """An :class:`Admiral` retriever over ``task``'s corpus with the trained components."""
+                  notjoint: bool = False, sufficiency=None, index: DocumentIndex | None = None,
+                  trie: TitleTrie | None = None, mentions: dict | None = None) -> Admiral:
+    """An :class:`Admiral` retriever over ``task``'s corpus with the trained components.
+
+    ``index``, ``trie`` (the corpus's title prefix tree) and ``mentions`` (its mention table) are built
+    here when not given; the efficiency chapter passes the ones it built and timed.
+    """
     hop1 = components.notjoint if notjoint else components.hop_models[1]
-    models = {0: for_corpus(components.hop_models[0], task), 1: for_corpus(hop1, task)}
-    return Admiral(task.corpus, index or DocumentIndex(task.corpus), components.reranker, models, config, sufficiency)
+    models = {0: for_corpus(components.hop_models[0], task, trie), 1: for_corpus(hop1, task, trie)}
+    return Admiral(task.corpus, index or DocumentIndex(task.corpus), components.reranker, models, config, sufficiency,
+                   mentions=mentions)
 
 
 @dataclass

@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import copy
 import time
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -53,6 +55,8 @@ from proofbook.core.corpus import Corpus, Sentence
 
 #: the hop models' title sets (``AdmiralConfig.hop_titles``)
 HOP_TITLES = ("corpus", "linked")
+#: the stages :attr:`Admiral.stage_seconds` times (``mentions_build``: the corpus's mention table, once)
+STAGES = ("bm25", "rerank", "mentions", "generation", "sufficiency", "mentions_build")
 #: ``sufficiency(claim, sentences) -> True`` stops the loop after that iteration
 Sufficiency = Callable[[str, Sequence[Sentence]], bool]
 
@@ -179,10 +183,14 @@ class Admiral:
 
     ``hop_models[0]`` is the GENRE step (``None``: BM25 alone starts the loop); ``hop_models[h]`` for
     ``h >= 1`` writes the documents of iteration ``h + 1`` (a missing hop reuses the highest one).
+    ``stage_seconds`` adds up the wall-clock seconds spent in each of :data:`STAGES` since the retriever was
+    built (the efficiency chapter reads it; :meth:`reset_stage_seconds` starts again).  ``mentions``: the
+    corpus's table of :func:`~proofbook.admiral.retrieval.pretraining.title_mentions`, when it was built with the
+    index (else it is built on first use).
     """
 
     def __init__(self, corpus: Corpus, document_index, reranker, hop_models: dict, config: AdmiralConfig = AdmiralConfig(),
-                 sufficiency: Sufficiency | None = None):
+                 sufficiency: Sufficiency | None = None, mentions: dict | None = None):
         if config.iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {config.iterations}")
         if config.iterations > 1 and not any(h >= 1 for h in hop_models):
@@ -191,19 +199,40 @@ class Admiral:
             raise ValueError(f"hop_titles must be one of {HOP_TITLES}, got {config.hop_titles!r}")
         self.corpus, self.index, self.reranker = corpus, document_index, reranker
         self.hop_models, self.config, self.sufficiency = dict(hop_models), config, sufficiency
-        self._mentions: dict | None = None
+        self._mentions: dict | None = mentions
+        self.stage_seconds: Counter = Counter()
+
+    def reset_stage_seconds(self) -> None:
+        """Set every stage's seconds back to zero."""
+        self.stage_seconds = Counter()
+
+    @contextmanager
+    def _stage(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stage_seconds[name] += time.perf_counter() - start
+
+    def mentions(self) -> dict:
+        """Sentence id -> titles it mentions, for the whole corpus (built on first use, then kept)."""
+        if self._mentions is None:
+            with self._stage("mentions_build"):
+                self._mentions = title_mentions(self.corpus)
+        return self._mentions
 
     def linked_titles(self, claim: str, sentences: Sequence[Sentence]) -> list[str]:
         """The per-query title set of ``hop_titles="linked"``: titles mentioned in the input sentences
         (in sentence order; :func:`proofbook.admiral.retrieval.pretraining.title_mentions`, our stand-in for
         Wikipedia's hyperlinks), then BM25's top ``linked_bm25_k`` pages for the claim plus the sentences."""
 
-        if self._mentions is None:
-            self._mentions = title_mentions(self.corpus)
-        mentioned = [t for s in sentences for t in self._mentions.get(s.id, ())]
+        table = self.mentions()
+        with self._stage("mentions"):
+            mentioned = [t for s in sentences for t in table.get(s.id, ())]
         query = " ".join([claim] + [s.text for s in sentences])
         k = self.config.linked_bm25_k
-        searched = [title for title, _ in self.index.search(query, k=k)] if k > 0 else []
+        with self._stage("bm25"):
+            searched = [title for title, _ in self.index.search(query, k=k)] if k > 0 else []
         return list(dict.fromkeys(mentioned + searched))
 
     def _hop_model(self, hop: int):
@@ -233,16 +262,20 @@ class Admiral:
                 trace.stopped_by_sufficiency = self._sufficient(trace)
             return self._hops(traces, start, progress)
         genre = self.hop_models.get(0)
-        genre_beams = (genre.generate_batch([(c, []) for c in claims], beam=cfg.genre_beams)
-                       if genre is not None else [[] for _ in claims])
+        with self._stage("generation"):
+            genre_beams = (genre.generate_batch([(c, []) for c in claims], beam=cfg.genre_beams)
+                           if genre is not None else [[] for _ in claims])
         searched, candidate_lists = [], []
         for claim, beams in tqdm(list(zip(claims, genre_beams)), desc="initial retrieval", disable=not progress):
-            bm25 = self.index.search(claim, k=cfg.bm25_k)
+            with self._stage("bm25"):
+                bm25 = self.index.search(claim, k=cfg.bm25_k)
             genre_titles = [b.title for b in beams if b.title in self.corpus][:cfg.genre_keep]
             searched.append(bm25)
             candidate_lists.append(list(dict.fromkeys(genre_titles + [title for title, _ in bm25])))
-        reranked = self.reranker.rerank_many(claims, [c[:cfg.rerank_documents] for c in candidate_lists], self.corpus,
-                                             top_sentences=cfg.top_sentences, max_documents=cfg.rerank_documents)
+        with self._stage("rerank"):
+            reranked = self.reranker.rerank_many(claims, [c[:cfg.rerank_documents] for c in candidate_lists],
+                                                 self.corpus, top_sentences=cfg.top_sentences,
+                                                 max_documents=cfg.rerank_documents)
         traces = []
         for claim, bm25, beams, candidates, result in zip(claims, searched, genre_beams, candidate_lists, reranked):
             selected = [(self.corpus.sentence(sid), score) for sid, score in result.sentences]
@@ -283,8 +316,9 @@ class Admiral:
             candidates = None
             if cfg.hop_titles == "linked":
                 candidates = [self.linked_titles(t.claim, sents) for t, sents in zip(active, inputs)]
-            all_beams = model.generate_batch([(t.claim, sents) for t, sents in zip(active, inputs)], beam=cfg.beam,
-                                             candidates=candidates)
+            with self._stage("generation"):
+                all_beams = model.generate_batch([(t.claim, sents) for t, sents in zip(active, inputs)],
+                                                 beam=cfg.beam, candidates=candidates)
             kept_beams = []
             for trace, beams, seen in zip(active, all_beams, retrieved):
                 beams = [b for b in beams if b.title not in seen and b.title in self.corpus]
@@ -311,9 +345,10 @@ class Admiral:
             for beam in beams:
                 pointed = [sentences[i] for i in getattr(beam, "pointers", ()) if i < len(sentences)]
                 requests.append((position, claim, beam.title, pointed[0].text if pointed else None))
-        results = self.reranker.rerank_many([r[1] for r in requests], [[r[2]] for r in requests], self.corpus,
-                                            top_sentences=self.config.top_sentences, max_documents=1,
-                                            contexts=[r[3] for r in requests]) if requests else []
+        with self._stage("rerank"):
+            results = self.reranker.rerank_many([r[1] for r in requests], [[r[2]] for r in requests], self.corpus,
+                                                top_sentences=self.config.top_sentences, max_documents=1,
+                                                contexts=[r[3] for r in requests]) if requests else []
         scored: list[dict] = [{} for _ in claims]
         for (position, *_), result in zip(requests, results):
             for sid, score in result.sentences:
@@ -324,4 +359,5 @@ class Admiral:
     def _sufficient(self, trace: RetrievalTrace) -> bool:
         if self.sufficiency is None:
             return False
-        return bool(self.sufficiency(trace.claim, [s for s, _ in trace.selected]))
+        with self._stage("sufficiency"):
+            return bool(self.sufficiency(trace.claim, [s for s, _ in trace.selected]))

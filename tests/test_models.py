@@ -332,3 +332,32 @@ def test_a_new_cross_encoder_head_depends_on_its_seed_only():
     assert torch.equal(head(first), head(second))
     other = CrossEncoder("minilm", labels=["no", "yes"], max_length=16, seed=8)
     assert not torch.equal(head(first), head(other))
+
+
+def test_prediction_sorted_by_length_returns_the_given_order():
+    """Batches are formed from length-sorted pairs; every row must still be the pair's own score."""
+    encoder = CrossEncoder("minilm", labels=["no", "yes"], max_length=64, seed=3)
+    pairs = [("a claim", "short"), ("a claim about a long and winding road", "a sentence " * 12),
+             ("x", "y"), ("a claim", "a medium sized sentence here"), ("a claim", "short")]
+    alone = np.concatenate([encoder.predict_proba([pair], batch_size=1) for pair in pairs])
+    together = encoder.predict_proba(pairs, batch_size=2)
+    assert np.allclose(together, alone, atol=1e-5)
+    assert np.abs(together[1] - together[2]).max() > 1e-4  # the rows differ, so a mix-up would show
+    assert encoder.predict_proba([]).shape == (0, 2)
+    assert encoder.token_lengths(pairs)[2] < encoder.token_lengths(pairs)[1] <= 64
+
+
+def test_cross_encoder_training_gets_token_lengths_when_pooled(monkeypatch):
+    """``length_pool`` (on by default) hands train() each example's token count; 0 hands none."""
+    import proofbook.models.cross_encoder as module
+
+    seen = []
+    monkeypatch.setattr(module, "train", lambda *args, lengths=None, **kwargs: seen.append(lengths))
+    pairs, labels = toy_pairs(6)
+    encoder = CrossEncoder("minilm", labels=["unrelated", "related"], max_length=32)
+    encoder.fit(pairs, labels, config=TrainConfig(progress=False))
+    encoder.fit(pairs, labels, config=TrainConfig(progress=False, length_pool=0))
+    groups = [[(pairs[0], True), (pairs[1], False)], [(pairs[2], True), (pairs[3], False), (pairs[4], False)]]
+    encoder.fit_groups(groups, TrainConfig(progress=False))
+    lengths = encoder.token_lengths(pairs)
+    assert seen == [lengths, None, [max(lengths[:2]), max(lengths[2:5])]]

@@ -44,7 +44,9 @@ class TrainConfig:
     ``eval_every`` is a number of optimiser steps or ``"epoch"``; ``patience`` is the number of
     evaluations without improvement after which training stops (``None``: never stop early).
     ``length_pool`` > 0 (with example lengths given to :func:`train`) groups examples of similar length
-    into batches: see :func:`batch_order`.
+    into batches: see :func:`batch_order`.  It is on by default (pools of 20 batches): on HoVer claim and
+    paragraph pairs of mixed length (MiniLM cross-encoder, ``max_length`` 384, batch 16, 2 threads) one
+    epoch took 65 s instead of 184 s; 0 gives the plain shuffled batches.
     """
 
     epochs: int = 3
@@ -59,7 +61,7 @@ class TrainConfig:
     seed: int = 13
     higher_is_better: bool = True
     progress: bool = True
-    length_pool: int = 0
+    length_pool: int = 20
 
     def __post_init__(self) -> None:
         if self.eval_every != "epoch" and not (isinstance(self.eval_every, int) and self.eval_every > 0):

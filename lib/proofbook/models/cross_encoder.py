@@ -7,6 +7,12 @@ The pair is encoded jointly (``[CLS] a [SEP] b [SEP]``) and a classification hea
 gives a distribution over the labels.  ``fit`` goes through :func:`proofbook.core.training.train`;
 ``save``/``load`` keep the labels with the weights so the ArtifactCache can store a trained model
 (``object_codec(CrossEncoder)``).
+
+**Length.**  A batch is padded to its longest pair, so batching pairs of similar length saves most of the
+work spent on padding: prediction sorts the pairs by their token count, scores them in that order and
+returns the probabilities in the order given (the same numbers up to float rounding, about 2x faster on
+thousands of pairs of mixed length), and training batches examples of similar length together when
+``TrainConfig.length_pool`` is set (:func:`proofbook.core.training.batch_order`).
 """
 from __future__ import annotations
 
@@ -97,6 +103,12 @@ class CrossEncoder:
         return dict(self.tokenizer(first, second, truncation=True, max_length=self.max_length, padding=True,
                                    return_tensors="pt"))
 
+    def token_lengths(self, pairs: Sequence[Pair]) -> list[int]:
+        """The number of tokens of each pair as encoded (truncated to ``max_length``)."""
+        encoded = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation=True,
+                                 max_length=self.max_length)
+        return [len(ids) for ids in encoded["input_ids"]]
+
     def _collate(self, examples: list[tuple[str, str, int]]) -> dict[str, torch.Tensor]:
         batch = self.encode([(a, b) for a, b, _ in examples])
         batch["labels"] = torch.tensor([label for _, _, label in examples])
@@ -121,7 +133,9 @@ class CrossEncoder:
                 raise ValueError("fit: dev_pairs need as many dev_labels")
             dev_gold = self.label_ids(dev_labels)
             evaluate = lambda model: score(dev_gold, self._probabilities(dev_pairs, 64, progress=False).argmax(axis=1))  # noqa: E731
-        result = train(self.model, examples, self._collate, evaluate, config or TrainConfig())
+        config = config or TrainConfig()
+        lengths = self.token_lengths([(a, b) for a, b, _ in examples]) if config.length_pool else None
+        result = train(self.model, examples, self._collate, evaluate, config, lengths=lengths)
         self.model.eval()
         return result
 
@@ -161,20 +175,33 @@ class CrossEncoder:
                                     for zs, ts in zip(z.split(sizes), targets.split(sizes))]).mean()
             return listwise + pointwise
 
-        result = train(self.model, examples, collate, None, config or TrainConfig(), loss_fn=loss_fn)
+        config = config or TrainConfig()
+        lengths = None  # a group is padded to its longest pair
+        if config.length_pool:
+            pair_lengths = iter(self.token_lengths([pair for group in examples for pair, _ in group]))
+            lengths = [max(next(pair_lengths) for _ in group) for group in examples]
+        result = train(self.model, examples, collate, None, config, loss_fn=loss_fn, lengths=lengths)
         self.model.eval()
         return result
 
     def _probabilities(self, pairs: Sequence[Pair], batch_size: int, progress: bool | None) -> np.ndarray:
-
-        starts = range(0, len(pairs), batch_size)
+        probabilities = np.zeros((len(pairs), len(self.labels)), dtype=np.float32)
+        if not pairs:
+            return probabilities
+        encoded = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation=True,
+                                 max_length=self.max_length)
+        fields = list(encoded.keys())
+        order = sorted(range(len(pairs)), key=lambda i: len(encoded["input_ids"][i]))  # stable: ties keep order
+        starts = range(0, len(order), batch_size)
         show = progress if progress is not None else len(starts) > 10
-        chunks = []
         with torch.no_grad():
             for start in tqdm(starts, desc="predict", unit="batch", file=sys.stderr, disable=not show, leave=False):
-                batch = {k: v.to(self.device) for k, v in self.encode(pairs[start:start + batch_size]).items()}
-                chunks.append(torch.softmax(self.model(**batch).logits.float(), dim=-1).cpu().numpy())
-        return np.concatenate(chunks) if chunks else np.zeros((0, len(self.labels)), dtype=np.float32)
+                indices = order[start:start + batch_size]
+                batch = self.tokenizer.pad({name: [encoded[name][i] for i in indices] for name in fields},
+                                           return_tensors="pt")
+                batch = {k: v.to(self.device) for k, v in batch.items()}
+                probabilities[indices] = torch.softmax(self.model(**batch).logits.float(), dim=-1).cpu().numpy()
+        return probabilities
 
     def predict_proba(self, pairs: Sequence[Pair], batch_size: int = 64, progress: bool | None = None) -> np.ndarray:
         """Probabilities, shape ``(len(pairs), len(labels))``, columns in the order of ``labels``.

@@ -103,11 +103,14 @@ class CrossEncoder:
         return dict(self.tokenizer(first, second, truncation=True, max_length=self.max_length, padding=True,
                                    return_tensors="pt"))
 
+    def _token_ids(self, pairs: Sequence[Pair]):
+        """Each pair tokenised jointly and truncated to ``max_length``, not padded."""
+        return self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation=True,
+                              max_length=self.max_length)
+
     def token_lengths(self, pairs: Sequence[Pair]) -> list[int]:
         """The number of tokens of each pair as encoded (truncated to ``max_length``)."""
-        encoded = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation=True,
-                                 max_length=self.max_length)
-        return [len(ids) for ids in encoded["input_ids"]]
+        return [len(ids) for ids in self._token_ids(pairs)["input_ids"]]
 
     def _collate(self, examples: list[tuple[str, str, int]]) -> dict[str, torch.Tensor]:
         batch = self.encode([(a, b) for a, b, _ in examples])
@@ -188,8 +191,7 @@ class CrossEncoder:
         probabilities = np.zeros((len(pairs), len(self.labels)), dtype=np.float32)
         if not pairs:
             return probabilities
-        encoded = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation=True,
-                                 max_length=self.max_length)
+        encoded = self._token_ids(pairs)
         fields = list(encoded.keys())
         order = sorted(range(len(pairs)), key=lambda i: len(encoded["input_ids"][i]))  # stable: ties keep order
         starts = range(0, len(order), batch_size)

@@ -37,6 +37,12 @@ def set_seed(seed: int, deterministic: bool = True) -> None:
         torch.backends.cudnn.benchmark = False
 
 
+#: how :func:`train` forms its batches by default; part of the cache key of every trained component
+#: (``CODE_VERSION``), so that models trained the old way are not reused (2: pools of examples of
+#: similar length, ``TrainConfig.length_pool`` 20; 1 was plain shuffled batches)
+BATCHING_VERSION = 2
+
+
 @dataclass
 class TrainConfig:
     """Settings of :func:`train`; ``max_steps`` (if set) overrides ``epochs``.

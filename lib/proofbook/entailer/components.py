@@ -58,7 +58,7 @@ from proofbook.core.cache import ArtifactCache
 from proofbook.core.codecs import object_codec
 from proofbook.core.paths import resolve_data_dir
 from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import TrainConfig, set_seed
+from proofbook.core.training import BATCHING_VERSION, TrainConfig, set_seed
 from proofbook.data.entailmentbank import read_entailmentbank
 from proofbook.entailer import behaviours as bh
 from proofbook.entailer import hypotheses as hyp
@@ -74,7 +74,7 @@ from proofbook.models.seq2seq import Seq2Seq
 class GeneratorTraining(ComponentSettings):
     """A scratch seq2seq trained on (input, output) pairs: the premise generator H -> P or the hypothesis writer."""
 
-    CODE_VERSION = {"wordpiece": WORDPIECE_VERSION}
+    CODE_VERSION = {"wordpiece": WORDPIECE_VERSION, "batching": BATCHING_VERSION}
 
     seed: int
     vocab_size: int
@@ -97,7 +97,7 @@ class TruthScorerTraining(ComponentSettings):
     """The truth scorer: its training statements, the facts it reads with each, and the training run."""
 
     #: ``data_version`` is bumped when the construction of the training statements changes
-    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 4}
+    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 4, "batching": BATCHING_VERSION}
 
     seed: int
     questions: int              # OBQA train questions, with all their options
@@ -114,7 +114,7 @@ class EntailmentScorerTraining(ComponentSettings):
     """The entailment scorer: its training pairs and the training run."""
 
     #: ``data_version`` is bumped when the construction of the training pairs changes
-    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 1}
+    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 1, "batching": BATCHING_VERSION}
 
     seed: int
     examples: int

@@ -35,7 +35,7 @@ from typing import Mapping, Protocol, Sequence
 
 from proofbook.core.codecs import object_codec
 from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import TrainConfig
+from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.data.politifact import ClaimDecompFinetuneExample, clean_question
 from proofbook.models.llm import ChatClient
 from proofbook.models.seq2seq import Seq2Seq
@@ -106,6 +106,7 @@ class CachedQuestions:
 class GeneratorSettings(ComponentSettings):
     """How the question generator is built, trained and decoded (every field keys its cache entry)."""
 
+    CODE_VERSION = {"batching": BATCHING_VERSION}
     backend: str = "scratch"        # "scratch" (small BART) or "warm-start" (MiniLM encoder-decoder)
     d_model: int = 256              # size of the scratch model
     layers: int = 3

@@ -43,7 +43,7 @@ import numpy as np
 from proofbook.core.cache import fingerprint
 from proofbook.core.corpus import split_sentences
 from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import TrainConfig, set_seed
+from proofbook.core.training import BATCHING_VERSION, TrainConfig, set_seed
 from proofbook.data.politifact import LABELS, classifier_input, statement_key
 from proofbook.models.cross_encoder import CrossEncoder
 from proofbook.wild.veracity_metrics import mae, veracity_metrics
@@ -142,6 +142,7 @@ def selection_split(examples: Sequence[VeracityExample], fraction: float = 0.1
 class VeracitySettings(ComponentSettings):
     """Training settings of one veracity model (every field keys its cache entry)."""
 
+    CODE_VERSION = {"batching": BATCHING_VERSION}
     max_length: int = 128
     epochs: int = 1
     batch_size: int = 16

@@ -57,7 +57,7 @@ from proofbook.admiral.prover.training_proofs import build_proofs
 from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.core.codecs import object_codec
 from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import TrainConfig
+from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.data.natlog import read_fewshot_processed, read_fewshot_targets, read_silver_proofs
 from proofbook.models.cross_encoder import HEAD_INIT_VERSION
 
@@ -70,7 +70,7 @@ CONTEXT_WORDS = 12          # words of context either side of a span in the oper
 class ContextModelSettings(ComponentSettings):
     """How the context operator model is trained (every field keys its cache entry); defaults = the book's run."""
 
-    CODE_VERSION = {"head": HEAD_INIT_VERSION}
+    CODE_VERSION = {"head": HEAD_INIT_VERSION, "batching": BATCHING_VERSION}
 
     seed: int = 0
     max_built_per_operator: int = 800   # built steps per source (HoVer, FEVEROUS-S) and operator (class balance)

@@ -37,7 +37,7 @@ import numpy as np
 from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.core.codecs import object_codec
 from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import TrainConfig
+from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.data.fever_symmetric import fever_symmetric_claim_ids
 from proofbook.data.natlog import OPERATORS, read_fewshot_processed, read_fewshot_targets, read_silver_proofs
 from proofbook.models.cross_encoder import CrossEncoder
@@ -49,6 +49,7 @@ LABELS = tuple(OPERATORS)
 class OperatorSettings(ComponentSettings):
     """How the operator model is trained; the defaults are the book's full-size run (~2 min on 2 cores)."""
 
+    CODE_VERSION = {"batching": BATCHING_VERSION}
     seed: int = 0
     max_per_operator: int = 500
     fewshot_repeat: int = 3

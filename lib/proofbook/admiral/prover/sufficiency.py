@@ -49,7 +49,7 @@ from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.core.codecs import object_codec
 from proofbook.core.corpus import Sentence
 from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import TrainConfig
+from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.models.cross_encoder import HEAD_INIT_VERSION, CrossEncoder
 
 REFERENCE_THRESHOLD = -0.9
@@ -219,7 +219,7 @@ class ClassifierSufficiency(_Hook):
 class ClassifierSettings(ComponentSettings):
     """How the sufficiency classifier is trained (every field keys its cache entry)."""
 
-    CODE_VERSION = {"head": HEAD_INIT_VERSION}
+    CODE_VERSION = {"head": HEAD_INIT_VERSION, "batching": BATCHING_VERSION}
 
     seed: int = 0
     max_claims_per_dataset: int = 200

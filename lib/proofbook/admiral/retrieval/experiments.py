@@ -39,7 +39,7 @@ from proofbook.core import intervals
 from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.core.codecs import object_codec, pickle_codec
 from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import TrainConfig
+from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.index.bm25 import DocumentIndex
 from proofbook.index.dense import DenseIndex
 from proofbook.index.prefix_tree import TitleTrie
@@ -61,6 +61,7 @@ SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "ad
 class TrainingSettings(ComponentSettings):
     """What the reranker and the hop models are trained with (all of it keys each); defaults = the book's full-size run."""
 
+    CODE_VERSION = {"batching": BATCHING_VERSION}
     seed: int = 0
     reranker_examples: int = 2400
     reranker_max_length: int = 128

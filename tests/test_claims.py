@@ -105,7 +105,17 @@ def test_the_report_decides_every_claim_from_a_results_folder(tmp_path):
     verdicts = {r["system"]: r["value"] for r in report["rows"] if r["dataset"] == "claims"}
     assert set(verdicts) == {c.id for c in claims.REGISTRY}
     assert sum(v == UNTESTED for v in verdicts.values()) <= 3
-    assert set(report["input_digest"]["data"]) >= {"<elsewhere>"} or report["input_digest"]["data"]
+    # the report reads every results file but its own and the reference pages' (claims.load_rows), all of them
+    # outside the data directory and the project: named "<elsewhere>/<folder hash>/<name>", known by content hash
+    from proofbook.core.provenance import sha256_file
+
+    read = [path for path in sorted(results.rglob("*.json"))
+            if not json.loads(path.read_text(encoding="utf-8"))["notebook"].startswith(("report/", "reference/"))]
+    data = report["input_digest"]["data"]
+    assert len(read) >= 10 and len(data) == len(read)
+    assert all(name.startswith("<elsewhere>/") and name.count("/") == 2 for name in data), sorted(data)
+    assert sorted(name.rsplit("/", 1)[1] for name in data) == sorted(path.name for path in read)
+    assert sorted(data.values()) == sorted(sha256_file(path) for path in read)
     assert (tmp_path / "figures" / "report" / "claims.svg").is_file()
     dirty = "dirty work tree"
     assert [p for p in check.structure_problems(results / "report" / "99_reproduction_report.json") if dirty not in p] == []

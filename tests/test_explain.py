@@ -55,7 +55,15 @@ def test_explain_entailer_smoke_json_keys_and_text(smoke_cache, real_data_dir, c
     trace = json.loads(out)
     assert {"hypotheses", "candidates", "trees", "answer"} <= set(trace)
     assert set(trace["hypotheses"]) == set(trace["trees"]) == set(trace["candidates"]) == {"A", "B", "C"}
-    assert trace["answer"]["entailer"] in "ABC" and trace["answer"]["direct"] in "ABC"
+    assert trace["answer"]["entailer"] in {"A", "B", "C"} and trace["answer"]["direct"] in {"A", "B", "C"}
+    # the answers are the options whose trees score highest (ties: the first option, as max() keeps it)
+    from proofbook.entailer.search import OptionProof
+    from proofbook.entailer.trees import ProofNode
+
+    options = [OptionProof(label, trace["options"][label], trace["hypotheses"][label],
+                           ProofNode.from_dict(trace["trees"][label])) for label in ("A", "B", "C")]
+    assert trace["answer"]["entailer"] == max(options, key=lambda o: o.proof_score).label
+    assert trace["answer"]["direct"] == max(options, key=lambda o: o.direct).label
     code, out, err = run_cli(argv, capsys)
     assert code == 0 and "(A) sunlight" in out and "answers: Entailer" in out
 

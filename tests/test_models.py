@@ -226,9 +226,17 @@ def test_length_pooled_batches_hold_every_example_once_and_similar_lengths():
 
 def test_length_pooling_changes_batches_not_the_number_of_steps():
     examples = toy_examples()
-    config = TrainConfig(epochs=2, batch_size=8, lr=1e-3, seed=3, progress=False, length_pool=2)
-    result = train(tiny_classifier(seed=1), examples, collate, None, config, lengths=[i % 5 for i in range(len(examples))])
-    assert result.steps == 10
+    lengths = [i % 5 for i in range(len(examples))]
+    states, steps = {}, {}
+    for name, pool in (("pooled", 2), ("again", 2), ("plain", 0)):
+        config = TrainConfig(epochs=2, batch_size=8, lr=1e-3, seed=3, progress=False, length_pool=pool)
+        model = tiny_classifier(seed=1)
+        steps[name] = train(model, examples, collate, None, config, lengths=lengths).steps
+        states[name] = model.state_dict()
+    assert steps == {"pooled": 10, "again": 10, "plain": 10}
+    # the same config twice: the same weights; pooled batches (other examples together): other weights
+    assert all(torch.equal(states["pooled"][k], states["again"][k]) for k in states["pooled"])
+    assert not all(torch.allclose(states["pooled"][k], states["plain"][k]) for k in states["pooled"])
 
 
 # ---------------------------------------------------------------- cache

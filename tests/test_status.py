@@ -50,11 +50,32 @@ def test_committed_results_are_current_or_say_what_changed(tmp_path, real_data_d
     data = json.loads(next((results / "report").glob("*.json")).read_text())
     stale = provenance.stale_parts(source, data["input_digest"], real_data_dir)
     assert run.changes == tuple(stale)
-    assert run.current == ("yes" if not stale else run.current) and run.commit == data["git_commit"][:7]
+    assert run.current == expected_summary(stale) and run.commit == data["git_commit"][:7]
     data["input_digest"]["source"] = "0" * 64             # the notebook "changed" since its run
     next((results / "report").glob("*.json")).write_text(json.dumps(data))
     [run] = status.chapter_runs(results, real_data_dir, notebooks=[source])
-    assert run.current.startswith("no: source") and "source: 99_reproduction_report.py changed" in run.changes
+    others = [change for change in stale if not change.startswith("source:")]
+    assert run.changes == ("source: 99_reproduction_report.py changed", *others)
+    assert run.current == expected_summary(run.changes) and run.current.startswith("no: source")
+
+
+def expected_summary(changes):
+    """What the status table says of a results file with these changes (written out here, not reused)."""
+    if not changes:
+        return "yes"
+    parts = ["source"] if any(c.startswith("source: ") for c in changes) else []
+    for kind, unit in (("library", "library module"), ("data", "data file")):
+        count = sum(c.startswith(f"{kind}: ") for c in changes)
+        if count:
+            parts.append(f"{count} {unit}" + ("s" if count > 1 else ""))
+    return "no: " + ", ".join(parts)
+
+
+def test_the_summary_counts_each_kind_of_change():
+    changes = ("source: x.py changed", "library: a.py changed", "library: b.py now imported", "data: d.jsonl differs")
+    assert status._summary([object()], changes) == "no: source, 2 library modules, 1 data file"
+    assert status._summary([object()], changes[2:]) == "no: 1 library module, 1 data file"
+    assert status._summary([object()], ()) == "yes" and status._summary([], changes) == "no results"
 
 
 def test_the_page_reads_the_results_files_but_not_its_own_nor_the_executed_copies(tmp_path):

@@ -1,5 +1,6 @@
 """The behaviours: a local T5 Entailer folder in the official formats (tiny random T5 + offline tokenizer),
 wrong checkpoint folders, and the scorers' training data."""
+import math
 import string
 from types import SimpleNamespace
 
@@ -51,10 +52,22 @@ def test_checkpoint_scores_with_the_official_targets(t5_folder):
     assert len(truth) == 2 and all(0 < s < 1 for s in truth)
     assert ("$valid$ ; $hypothesis$ = a leaf is green", "$valid$ = true") in seen
     assert ("$valid$ ; $hypothesis$ = a leaf is green", "$valid$ = false") in seen
+
+    def p_true(source, slot):
+        """P(true) from the two teacher-forced targets: mean log-probability x target length (EOS included)."""
+        yes, no = f"${slot}$ = true", f"${slot}$ = false"
+        a = score([source], [yes])[0] * len(model.model.encode_target(yes))
+        b = score([source], [no])[0] * len(model.model.encode_target(no))
+        return 1 / (1 + math.exp(b - a))
+
+    assert truth == pytest.approx([p_true("$valid$ ; $hypothesis$ = a leaf is green", "valid"),
+                                   p_true("$valid$ ; $hypothesis$ = the sun is a star", "valid")], abs=1e-5)
     [entail] = model.entailment_scores([(["a leaf is green"], "a leaf is a colour")])
     assert 0 < entail < 1
     assert ("$implied$ ; $hypothesis$ = a leaf is a colour ; $proof$ = [PREMISE] a leaf is green",
             "$implied$ = true") in seen
+    assert entail == pytest.approx(p_true("$implied$ ; $hypothesis$ = a leaf is a colour ; $proof$ = [PREMISE] a leaf "
+                                          "is green", "implied"), abs=1e-5)
     assert model.truth_scores([]) == [] and model.entailment_scores([]) == []
 
 
@@ -64,7 +77,17 @@ def test_checkpoint_generates_and_runs_the_search(t5_folder):
     assert len(sets) == 1 and len(sets[0]) + model.malformed == 3  # a random model writes mostly junk
     result = answer_question("q", [("A", "green"), ("B", "red")], ["a leaf is green", "a leaf is red"], model,
                              SearchConfig.sampled(k=2))
-    assert result.entailer.label in ("A", "B")
+    scores = {o.label: o.proof_score for o in result.options}
+    assert result.entailer.label == max(scores, key=scores.get)     # ties: the first option, as max() does
+    # the roots are scored by the checkpoint itself (s_d of each hypothesis)
+    assert [o.direct for o in result.options] == pytest.approx(model.truth_scores(["a leaf is green", "a leaf is red"]),
+                                                               abs=1e-5)
+    for o in result.options:
+        tree = o.tree
+        if tree.proof_score is not None:
+            assert o.proof_score == pytest.approx(math.prod(p.score for p in tree.premises) * tree.entailment)
+        else:   # no well-formed candidate: the hypothesis is a leaf scored by s_d
+            assert o.fallback and o.proof_score == o.direct
 
 
 def test_wrong_checkpoint_folders(tmp_path):

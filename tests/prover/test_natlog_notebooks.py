@@ -42,11 +42,22 @@ def test_sufficiency_chapter_smoke(smoke_run):
         never = next(r for r in rows if r["dataset"] == dataset and r["system"] == "suff-never" and r["metric"] == "avg_hops")
         always = next(r for r in rows if r["dataset"] == dataset and r["system"] == "suff-always" and r["metric"] == "avg_hops")
         assert always["value"] == 1.0 and 1.0 <= never["value"] <= 3.0
+        # by construction (stopping.simulate_stopping on the same traces): suff-never runs every claim to
+        # min(limit, hops the trace has), the most any rule can run, so no rule averages more iterations
+        hops = {(r["split"], r["system"]): r["value"] for r in rows
+                if r["dataset"] == dataset and r["metric"] == "avg_hops"}
+        for split in {s for s, _ in hops}:
+            for system in ("suff-natlog", "fixed-2"):
+                assert hops[(split, system)] <= hops[(split, "suff-never")] + 1e-9, (dataset, split, system, hops)
     for split in ("dev", "test"):
         for system in ("natlog-aligned", "natlog-generated"):
             for metric in ("verdict_acc", "nei_share"):
                 assert any(r["dataset"] == "fever_symmetric" and r["split"] == split and r["system"] == system
                            and r["metric"] == metric and 0 <= r["value"] <= 1 for r in rows), (split, system, metric)
+            # every pair is SUPPORTS or REFUTES: a NOT ENOUGH INFO (or missing) verdict is never right
+            value = {r["metric"]: r["value"] for r in rows
+                     if r["dataset"] == "fever_symmetric" and r["split"] == split and r["system"] == system}
+            assert value["verdict_acc"] + value["nei_share"] <= 1 + 1e-9, (split, system, value)
     assert {("hover", "suff-natlog-vs-fixed-2", m) for m in ("recall@5", "suff_f1", "suff_f1:ci95_high")} <= \
         {(r["dataset"], r["system"], r["metric"]) for r in rows}
     for r in rows:

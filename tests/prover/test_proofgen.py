@@ -111,8 +111,7 @@ def test_tiny_generator_writes_constrained_proofs(tmp_path):
     generator.fit([TrainingProof(CLAIM, tuple(EVIDENCE), target, True, "test", "1")] * 16, settings)
     proofs = generator.generate([CLAIM], [EVIDENCE], beam=2)[0]
     assert len(proofs) + generator.dropped == 2
-    for p in proofs:
-        assert p.claim == CLAIM and p.score is not None and p.verdict in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+    check_constrained_proofs(generator, proofs, settings)
     loaded = ProofGenerator.load(generator.save(tmp_path / "gen"))
     assert [str(p) for p in loaded.generate([CLAIM], [EVIDENCE], beam=2)[0]] == [str(p) for p in proofs]
 
@@ -147,6 +146,20 @@ def test_a_local_pretrained_checkpoint_is_fine_tuned_as_the_paper_does(tmp_path)
     generator.fit([TrainingProof(CLAIM, tuple(EVIDENCE), target, True, "test", "1")] * 8, settings)
     proofs = generator.generate([CLAIM], [EVIDENCE], beam=2)[0]
     assert len(proofs) + generator.dropped == 2 and all(p.claim == CLAIM for p in proofs)
+    check_constrained_proofs(generator, proofs, settings)
+
+
+def check_constrained_proofs(generator, proofs, settings):
+    """Under the chunk constraint every beam is a proof: the claim's chunks in order, evidence n-grams, operators."""
+    # the longest proof the constraint allows fits the decoding budget, so no beam is cut off and dropped
+    assert generator.constraint(CLAIM, EVIDENCE).max_length() <= settings.max_target_length
+    assert len(proofs) == 2 and generator.dropped == 0
+    assert proofs[0].score >= proofs[1].score                                   # best first
+    for p in proofs:
+        assert p.claim == CLAIM and p.score is not None and p.verdict in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+        assert [s.claim_span for s in p.steps] == ["anne rice", "was born", "in new jersey"]    # chunk_claim, lower-cased
+        assert all(any(s.evidence_span in sentence.lower() for _, sentence in EVIDENCE) for s in p.steps), str(p)
+        assert all(s.operator in OPERATORS for s in p.steps)
 
 
 def test_newlines_never_reach_a_proof_string():

@@ -55,6 +55,19 @@ def test_hop0_copy_examples_map_text_to_the_mentioned_or_own_title(corpus):
 def test_hop1_copy_examples_point_at_the_mentioning_sentence(corpus):
     examples = copy_examples(corpus, 1, max_sentences=3, seed=0)
     assert examples == copy_examples(corpus, 1, max_sentences=3, seed=0)   # deterministic
+    # one example per mention, in corpus order; the claim is the page's first other sentence; "Seine" has one
+    # sentence only, so its mention of France gives none
+    assert [(e.sentences[e.pointers[0]].id, e.title, e.valid_titles, e.claim) for e in examples] == [
+        (("Life Goes On (Fergie song)", 0), "Fergie (singer)", ("Fergie (singer)",),
+         "It follows M.I.L.F. $ on Double Dutchess."),
+        (("Fergie (singer)", 1), "Life Goes On (Fergie song)", ("Life Goes On (Fergie song)",),
+         "Fergie is an American singer."),
+        (("Paris", 0), "France", ("France",), "It lies on the Seine."),
+        (("Paris", 1), "Seine", ("Seine",), "Paris is the capital of France."),
+        (("Lyon", 0), "France", ("France",), "A parisian lives in Paris."),
+        (("Lyon", 1), "Paris", ("Paris",), "Lyon is a city in France."),
+    ]
+    assert all(len(e.sentences) == 3 and len(set(s.id for s in e.sentences)) == 3 for e in examples)  # 2 negatives
     for e in examples:
         (pointer,) = e.pointers
         mentioning = e.sentences[pointer]

@@ -70,15 +70,28 @@ def test_tiny_training_selects_by_mae_and_caches(tmp_path):
     labels = list(LABELS)
     examples = [VeracityExample(f"x:{i}", f"statement {i}", f"speaker {i % 3} says statement {i}", "evidence",
                                 labels[i % 6]) for i in range(60)]
-    settings = VeracitySettings(max_length=24, epochs=1, batch_size=8, limit=24, evaluations_per_epoch=2)
+    # lr and epochs large enough that the selection MAE moves between evaluations (not one value throughout)
+    settings = VeracitySettings(max_length=24, epochs=2, batch_size=8, limit=24, evaluations_per_epoch=2, lr=2e-3)
     cache = ArtifactCache(tmp_path)
     classifier = VeracityClassifier.cached("wild-veracity-test", examples, settings, cache, progress=False)
-    assert classifier.train_result.best_metric is not None  # a selection MAE was computed
-    assert classifier.summary["counts"]["train"] == 24
+    result = classifier.train_result
+    metrics = [h.metric for h in result.history]
+    assert len(metrics) >= 2 and None not in metrics          # evaluated twice an epoch and at the end
+    assert result.best_metric == min(metrics)                 # MAE: lower is better
+    # not vacuous: a worse evaluation exists, and the last one is worse, so the best weights had to be restored
+    assert max(metrics) > result.best_metric and metrics[-1] > result.best_metric, metrics
+    assert result.best_step == next(h.step for h in result.history if h.metric == result.best_metric)
+    selection = selection_split(examples, settings.selection_fraction)[1][:max(8, settings.limit // 4)]
+    assert classifier.summary["counts"] == {"train": 24, "selection": len(selection)}
+    gold = [e.label_index for e in selection]
+    assert mae(gold, classifier.predict(selection)) == pytest.approx(result.best_metric)   # best weights restored
+    assert classifier.summary["best_selection_mae"] == result.best_metric
     predicted = classifier.predict(examples[:5])
     again = VeracityClassifier.cached("wild-veracity-test", examples, settings, cache, progress=False)
     assert cache.stats["hits"] == 1 and again.predict(examples[:5]) == predicted
     assert again.summary["counts"]["train"] == 24
+    assert again.summary["best_selection_mae"] == result.best_metric
+    assert mae(gold, again.predict(selection)) == pytest.approx(result.best_metric)
     assert set(again.evaluate(examples[:6])) == {"accuracy", "macro_f1", "mae", "soft_accuracy"}
     assert np.allclose(again.predict_proba(examples[:2]).sum(axis=1), 1, atol=1e-5)
 

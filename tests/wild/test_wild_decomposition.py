@@ -78,11 +78,17 @@ def test_trained_generator_runs_end_to_end():
     settings = GeneratorSettings(epochs=1, batch_size=4, beam=3, questions=3, max_target_length=12)
     generator = TrainedQuestionGenerator.train(EXAMPLES, settings, progress=False)
     questions = generator.questions_many([CLAIM, CLAIM])
-    assert len(questions) == 2 and all(isinstance(q, str) for qs in questions for q in qs)
+    assert len(questions) == 2 and questions[0] == questions[1]          # one claim, one decode
+    # at most min(beam, questions) = 3 beams kept; only question-like decodes (one '?', at the end) survive
+    assert len(questions[0]) <= 3 and all(q.endswith("?") and q.count("?") == 1 for q in questions[0])
     from dataclasses import replace
     generator.settings = replace(settings, copy_constrained=True)
     words = set("taxes doubled jane doe stated on may 1 2019 in a speech".split())
-    for q in generator.questions_many([CLAIM])[0]:   # only claim words and question words
+    constrained = generator.questions_many([CLAIM])[0]
+    # the constraint ends every beam with '?' then EOS, uses each token at most once, and allows '?' only after
+    # three tokens: at least one beam reads as a question
+    assert 1 <= len(constrained) <= 3 and all(q.endswith("?") and q.count("?") == 1 for q in constrained)
+    for q in constrained:   # only claim words and question words
         assert set(q.rstrip("?").replace(",", " ").replace(":", " ").split()) <= words | set(QUESTION_WORDS), q
 
 

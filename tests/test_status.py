@@ -33,6 +33,27 @@ def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path):
     assert status.chapter_runs(tmp_path, notebooks=[good], skip=("good",)) == []
 
 
+def test_the_slowest_cells_come_from_papermills_durations(tmp_path):
+    def code(source, seconds):
+        return {"cell_type": "code", "source": source, "metadata": {"papermill": {"duration": seconds}}}
+
+    cells = [{"cell_type": "markdown", "source": "# T", "metadata": {}}, code("x = 1", 0.5),
+             code(["# train\n", "\n", "model = train()\n", "y = 2"], 120.0), code("plot()", 3.0),
+             {"cell_type": "code", "source": "never()", "metadata": {}}, code("z = 3", 3.0)]
+    source = _notebook(tmp_path, "chapter", {"papermill": {}}, cells)
+    assert status.slowest_cells(source, 3) == [status.CellTime(2, 120.0, "model = train()"),
+                                               status.CellTime(3, 3.0, "plot()"), status.CellTime(5, 3.0, "z = 3")]
+    assert [c.index for c in status.slowest_cells(source, 10)] == [2, 3, 5, 1]   # the untimed cell is left out
+    never = tmp_path / "never.py"
+    never.write_text("x = 1\n")
+    assert status.slowest_cells(never, 3) == []
+    with pytest.raises(ValueError, match="at least 1"):
+        status.slowest_cells(source, 0)
+    (tmp_path / "chapter.ipynb").write_text("{broken")
+    with pytest.raises(ValueError, match=r"chapter\.ipynb"):
+        status.slowest_cells(source, 1)
+
+
 def test_a_notebook_not_executed_by_papermill_is_an_error_naming_it(tmp_path):
     source = _notebook(tmp_path, "plain", {"kernelspec": {}})
     with pytest.raises(ValueError, match=r"plain\.ipynb: not a notebook executed by papermill"):

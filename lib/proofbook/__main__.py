@@ -7,8 +7,8 @@
   (see :mod:`proofbook.cli.bookcheck`).
 - ``check [--structure] [--results-dir DIR] [--data-dir DIR]``: are the results files well formed, from a
   clean commit, and what the current code computes on the data (see :mod:`proofbook.cli.check`)?
-- ``status [--data-dir DIR]``: each notebook's last recorded run (when, how long, ok or failed) and whether its
-  results are current (see :mod:`proofbook.cli.status`).
+- ``status [--data-dir DIR] [--cells N]``: each notebook's last recorded run (when, how long, ok or failed) and
+  whether its results are current; ``--cells N`` adds its N slowest cells (see :mod:`proofbook.cli.status`).
 - ``explain admiral "CLAIM" | entailer "QUESTION" --options A B ... | wild --claim-id ID
   [--json] [--html FILE] [--smoke]``: one example through a paper's method, step by step, with the models
   ``make book`` cached (see :mod:`proofbook.cli.explain`).
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
     state = commands.add_parser("status", help="each notebook's last run and whether its results are current")
     state.add_argument("--data-dir", default=None, help="default: $PROOFBOOK_DATA, data/, else ../shared/data")
+    state.add_argument("--cells", type=int, default=0, metavar="N", help="also each notebook's N slowest cells")
     book = commands.add_parser("check-book", help="open every page of the built book in headless Chromium")
     book.add_argument("--html", default=None, help="the built book (default: _build/html)")
     book.add_argument("--allow-empty-tables", action="store_true", help="for the smoke book, whose tiny runs "
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         from proofbook.cli.check import find_data_dir
         from proofbook.cli.status import main as status_main
 
-        return status_main(args.data_dir or find_data_dir())
+        return status_main(args.data_dir or find_data_dir(), cells=args.cells)
     elif args.command == "check-book":
         from proofbook.cli.bookcheck import check_book
         from proofbook.core.paths import PROJECT_ROOT

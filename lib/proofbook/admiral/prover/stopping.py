@@ -7,7 +7,8 @@ whether the top sentences selected so far suffice, and stops there (:class:`Stop
 
 The truth at a decision point (:func:`selection_is_sufficient`): HoVer -- the selected sentences contain every
 gold sentence; FEVEROUS-S, whose pages hold only gold sentences -- the selected sentences' pages cover every
-gold page (page recall).  :func:`stopping_metrics` gives recall@5 at the stopping point, the iterations used
+gold page (page recall).  :func:`decision_points` lists the points where a rule is asked, with their
+truth, without deciding.  :func:`stopping_metrics` gives recall@5 at the stopping point, the iterations used
 and the decisions' precision, recall, F1 and balanced accuracy; :func:`stopping_differences` the paired
 differences of ``suff-natlog`` against each other rule, with bootstrap intervals; :func:`error_kind` sorts a
 wrong decision of a natural-logic rule into alignment, operator, automaton or no-proof errors.
@@ -43,6 +44,17 @@ def selections(trace, top_sentences: int = 5) -> list[list[Sentence]]:
         current = sorted(current + hop.new_sentences, key=lambda pair: -pair[1])[:top_sentences]
         out.append([s for s, _ in current])
     return out
+
+
+def decision_points(traces, claims, dataset: str, limit: int = 3, top_sentences: int = 5) -> list[tuple]:
+    """Every point where the loop would ask the sufficiency check, as :func:`simulate_stopping` asks it:
+    ``(claim text, selected sentences, truly sufficient)`` after iterations 1 .. ``limit`` - 1 of each trace (as
+    far as the trace goes), claim by claim."""
+    points = []
+    for claim, trace in zip(claims, traces):
+        for selected in selections(trace, top_sentences)[:limit - 1]:
+            points.append((trace.claim, selected, selection_is_sufficient(claim, selected, dataset)))
+    return points
 
 
 def truncated(trace, iterations: int, top_sentences: int = 5):

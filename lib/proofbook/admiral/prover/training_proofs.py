@@ -85,6 +85,12 @@ class EvidenceSet:
         return tuple((s.title, s.text) for s in self.sentences)
 
 
+def seeded_order(claims, seed: int = 0) -> list:
+    """``claims`` in an order drawn with ``seed`` (not file order: HoVer's file is grouped by label); every
+    consumer of training claims takes consecutive slices of it, so their claims stay disjoint."""
+    return sorted(claims, key=lambda c: hashlib.sha1(f"{seed}:order:{c.id}".encode()).hexdigest())
+
+
 def evidence_sets(tasks, max_claims: int, distractors: int, max_evidence: int, seed: int = 0,
                   claims_per_task: dict | None = None, skip: int = 0) -> list[EvidenceSet]:
     """For each training claim (at most ``max_claims`` per task): a sufficient and an insufficient selection.
@@ -97,9 +103,7 @@ def evidence_sets(tasks, max_claims: int, distractors: int, max_evidence: int, s
     out = []
     for task in tasks:
         claims = (claims_per_task or {}).get(task.dataset) or task.train
-        # a seeded order, not file order (HoVer's file is grouped by label)
-        claims = sorted(claims, key=lambda c: hashlib.sha1(f"{seed}:order:{c.id}".encode()).hexdigest())
-        claims = [c for c in claims if c.gold_sentences][skip:]
+        claims = [c for c in seeded_order(claims, seed) if c.gold_sentences][skip:]
         titles = task.corpus.titles
         kept = 0
         for claim in claims:

@@ -202,19 +202,13 @@ for source, found in aligned_calibration.get("by_source", {}).items():
 # are mostly of one kind.
 
 # %%
-loop_rows = []
-for name in ("hover", "feverous_s+distractors"):
-    found = prover_experiments.calibrate_loop(prover, settings, tasks[name], components, retrieval_settings, beam,
-                                              progress=not smoke)
-    selection_threshold = prover.aligned_calibration.get("by_source", {}).get(
-        prover_experiments.calibration_source(name), {}).get("threshold")
-    row = {"dataset": name, "decision points": found["n"] if found else None,
-           "complete": found["sufficient_points"] if found else None,
-           "threshold on selection sets": selection_threshold,
-           "threshold on loop points": found["threshold"] if found else None,
-           "balanced accuracy there": found["balanced_accuracy"] if found else None,
-           **{f"AUC {kind}": found[f"auc/{kind}"] if found else None for kind in aligned.SCORES}}
-    loop_rows.append(row)
+loop_datasets = ("hover", "feverous_s+distractors")
+for name in loop_datasets:
+    prover_experiments.calibrate_loop(prover, settings, tasks[name], components, retrieval_settings, beam,
+                                      progress=not smoke)
+loop_rows = prover_experiments.loop_calibration_rows(prover, settings, loop_datasets)
+for row in loop_rows:
+    name, found = row["dataset"], row["threshold on loop points"] is not None
     for key in ("decision points", "complete"):
         glue(f"loop_{key.replace(' ', '_')}_{name}", row[key] if found else "n/a", display=False)
     for key, label in (("threshold on loop points", "threshold"), ("balanced accuracy there", "balanced"),
@@ -400,7 +394,9 @@ pd.DataFrame(sanity)
 # generator copies spans without judging whether they cover the claim's (the natural-logic chapter), and its
 # decisions stop claims where chance puts them.  The aligned proofs see a removed sentence on selections like
 # those they were calibrated on (the AUC table above); the loop's selections are five retrieved sentences, where
-# a chunk can also be covered by a sentence of a non-gold page or by a gold sentence the truth does not need.
+# a chunk can also be covered by a sentence of a non-gold page or by a gold sentence the truth does not need --
+# which is why the rule's threshold is chosen again on the loop's own decision points (the loop-calibration table
+# above).
 #
 # ## The hook in the loop
 #

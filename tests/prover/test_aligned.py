@@ -6,7 +6,7 @@ import pytest
 from proofbook.core.corpus import Sentence
 from proofbook.admiral.prover import natlog
 from proofbook.admiral.prover.aligned import (AlignedProof, AlignedProver, AlignedSettings, ContextExample, ContextData,
-                                              built_examples, decided_verdict, pair_text, roc_auc,
+                                              SCORES, built_examples, decided_verdict, pair_text, roc_auc,
                                               sentence_of, train_context_model, tune_nei_threshold, window)
 from proofbook.admiral.prover.operators import LABELS, OperatorModel
 from proofbook.admiral.prover.training_proofs import TrainingProof
@@ -209,6 +209,20 @@ def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
     assert uncalibrated.aligned(settings).score == "proven"          # "auto" without calibration
 
 
+def test_aligned_scores_are_the_proofs_scores_of_every_kind(tiny_prover):
+    from proofbook.admiral.prover.calibration import aligned_scores
+    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings
+
+    prover = Prover(None, None, tiny_prover.aligner, None, [], None, {}, context_model=tiny_prover.model)
+    claims = ["Anne Rice was born in New Jersey.", "Paris is a rapper."]
+    evidence = [[("Rice", "Anne Rice was born in New Orleans.")], [("P", "Paris is a city."), ("B", "It rains.")]]
+    settings = SufficiencySettings.smoke()
+    found = prover.aligned_prover(settings).prove_many(claims, evidence)
+    scores = aligned_scores(prover, settings, claims, evidence)
+    assert scores == {kind: [f.score(kind) for f in found] for kind in SCORES}
+    assert aligned_scores(prover, settings, [], []) == {kind: [] for kind in SCORES}
+
+
 def test_balanced_objective_does_not_follow_the_majority():
     scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2]             # six complete selections, one incomplete (0.5)
     truth = [True, True, True, True, False, True, True]
@@ -223,7 +237,7 @@ def test_balanced_objective_does_not_follow_the_majority():
 
 def test_loop_calibration_uses_the_balanced_threshold_and_needs_both_kinds(tiny_prover):
     from proofbook.admiral.prover.calibration import calibrate_on_loop
-    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings
+    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings, loop_calibration_rows
 
     scores = {"proven": [0.9, 0.8, 0.3, 0.1], "weakest": [0.2, 0.9, 0.8, 0.3], "mean": [0.6, 0.7, 0.4, 0.5]}
     found = calibrate_on_loop(scores, [True, True, False, False], "mean")
@@ -240,6 +254,13 @@ def test_loop_calibration_uses_the_balanced_threshold_and_needs_both_kinds(tiny_
     assert prover.aligned(settings, "hover").threshold == found["threshold"]          # the loop's threshold wins
     assert prover.aligned(settings, "hover").score == "mean"
     assert prover.aligned(settings, "feverous_s+distractors").threshold == 0.4         # no loop calibration there
+    assert prover.selection_threshold(settings, "hover") == 0.7                        # the selection sets' own
+    hover, feverous = loop_calibration_rows(prover, settings, ("hover", "feverous_s+distractors"))
+    assert hover == {"dataset": "hover", "decision points": 4, "complete": 2, "threshold on selection sets": 0.7,
+                     "threshold on loop points": found["threshold"], "balanced accuracy there": 1.0,
+                     "AUC proven": 1.0, "AUC weakest": 0.5, "AUC mean": found["auc/mean"]}
+    assert feverous["threshold on selection sets"] == 0.4 and feverous["threshold on loop points"] is None
+    assert feverous["decision points"] is None and feverous["AUC mean"] is None
 
 
 def test_loop_calibration_claims_follow_the_generator_and_selection_claims():

@@ -127,15 +127,22 @@ def calibration_source(dataset: str | None) -> str | None:
     return dataset.split("+")[0] if dataset else None
 
 
+def aligned_scores(prover: Prover, settings: SufficiencySettings, claims: Sequence[str],
+                   evidence: Sequence[Sequence[tuple[str, str]]]) -> dict[str, list[float]]:
+    """Every sufficiency score of :data:`~proofbook.admiral.prover.aligned.SCORES` (kind -> one value per claim) of
+    the aligned proofs of ``claims`` from their ``(title, text)`` evidence."""
+    found = prover.aligned_prover(settings).prove_many(list(claims), list(evidence))
+    return {kind: [f.score(kind) for f in found] for kind in SCORES}
+
+
 def calibrate_aligned(prover: Prover, settings: SufficiencySettings, sets) -> dict:
     """The aligned rule's score and threshold on the calibration selections: the ROC AUC of each sufficiency
     score there (``auc/proven``, ``auc/weakest``, ``auc/mean``), the score used (``settings.aligned.score``, or for
     ``"auto"`` the one with the highest AUC; ties: the first of :data:`~proofbook.admiral.prover.aligned.SCORES`) and its threshold
     (:func:`best_threshold`) on all selections and, under ``by_source``, on each training
     task's own (the loop knows which dataset it runs on; the datasets' claims differ in length and hops)."""
-    found = prover.aligned_prover(settings).prove_many([s.claim for s in sets], [s.evidence for s in sets])
+    scores = aligned_scores(prover, settings, [s.claim for s in sets], [s.evidence for s in sets])
     truth = [s.sufficient for s in sets]
-    scores = {kind: [f.score(kind) for f in found] for kind in SCORES}
     aucs = {kind: roc_auc(values, truth) for kind, values in scores.items()}
     kind = chosen_score(settings.aligned.score, aucs)
     chosen = best_threshold(scores[kind], truth, settings.aligned.threshold)

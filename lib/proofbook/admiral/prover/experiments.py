@@ -25,8 +25,9 @@ import numpy as np
 from proofbook.admiral.prover.aligned import (SCORES, AlignedProver, AlignedSettings, cached_context_model,
                                               context_operator_data, decided_verdict, roc_auc)
 from proofbook.admiral.prover.alignment import Aligner
-from proofbook.admiral.prover.calibration import (calibrate_aligned, calibrate_classifier, calibrate_on_loop,
-                                                  calibrate_threshold, calibration_source, chosen_score)
+from proofbook.admiral.prover.calibration import (aligned_scores, calibrate_aligned, calibrate_classifier,
+                                                  calibrate_on_loop, calibrate_threshold, calibration_source,
+                                                  chosen_score)
 from proofbook.admiral.prover.natlog import NEI, Proof
 from proofbook.admiral.prover.operators import OperatorSettings, cached_operator_model
 from proofbook.admiral.prover.proofgen import ProofgenSettings, cached_generator
@@ -34,7 +35,7 @@ from proofbook.admiral.prover.training_proofs import cached_training_proofs, evi
 from proofbook.admiral.prover.stopping import StoppingRun, decision_points, fixed_rule, simulate_stopping
 from proofbook.admiral.prover.sufficiency import (BUILDERS, REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
                                                   ClassifierSufficiency, LexicalSufficiency, NatlogSufficiency,
-                                                  train_classifier)
+                                                  evidence_pairs, train_classifier)
 from proofbook.admiral.retrieval import experiments
 from proofbook.core import intervals
 from proofbook.core.cache import ArtifactCache, fingerprint
@@ -109,14 +110,19 @@ class Prover:
         """The aligned builder's rule with its calibrated score and threshold: the threshold chosen on
         ``dataset``'s loop decision points (:func:`calibrate_loop`) where there is one, else on ``dataset``'s
         training-claim selections (:func:`calibrate_aligned`), else on all of them."""
-        found = self.aligned_calibration
-        threshold = found.get("by_source", {}).get(calibration_source(dataset), found).get(
-            "threshold", settings.aligned.threshold)
-        score = found.get("score") or chosen_score(settings.aligned.score, {})
+        threshold = self.selection_threshold(settings, dataset)
+        score = self.aligned_calibration.get("score") or chosen_score(settings.aligned.score, {})
         loop = self.loop_calibration.get(dataset) if dataset else None
         if loop:
             threshold, score = loop["threshold"], loop["score"]
         return AlignedSufficiency(self.aligned_prover(settings), score, threshold)
+
+    def selection_threshold(self, settings: SufficiencySettings, dataset: str | None = None) -> float:
+        """The aligned rule's threshold chosen on ``dataset``'s training-claim selections (:func:`calibrate_aligned`),
+        else on all of them, else ``settings.aligned.threshold`` (no calibration)."""
+        found = self.aligned_calibration
+        return found.get("by_source", {}).get(calibration_source(dataset), found).get("threshold",
+                                                                                      settings.aligned.threshold)
 
     def natlog(self, settings: SufficiencySettings, dataset: str | None = None):
         """The ``suff-natlog`` rule for ``dataset``: proofs from ``settings.builder``."""
@@ -246,20 +252,36 @@ def calibrate_loop(prover: Prover, settings: SufficiencySettings, task, componen
     training claims (:func:`loop_calibration_claims`; their AdMIRaL traces come from :func:`cached_traces`):
     :func:`~proofbook.admiral.prover.calibration.calibrate_on_loop` on the score chosen on the selection sets.
     Stored in ``prover.loop_calibration[task.dataset]``, which :meth:`Prover.aligned` then uses; None (and
-    nothing stored) without claims, or where every point is of one kind."""
+    nothing stored) without claims, or where every point is of one kind.  A point whose selection is empty has
+    no proof and is left out, counted as ``empty_points`` (the loop's selections always hold its first retrieval)."""
     claims = loop_calibration_claims(task, settings)
     if not claims:
         return None
     traces = cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam, cache, progress)
-    points = [p for p in decision_points(traces, claims, task.dataset, settings.iterations) if p[1]]
-    found = prover.aligned_prover(settings).prove_many([c for c, _, _ in points],
-                                                       [[(s.title, s.text) for s in sel] for _, sel, _ in points])
+    every = decision_points(traces, claims, task.dataset, settings.iterations)
+    points = [p for p in every if p[1]]
+    scores = aligned_scores(prover, settings, [c for c, _, _ in points], [evidence_pairs(sel) for _, sel, _ in points])
     score = prover.aligned_calibration.get("score") or chosen_score(settings.aligned.score, {})
-    result = calibrate_on_loop({kind: [f.score(kind) for f in found] for kind in SCORES},
-                               [t for _, _, t in points], score, settings.aligned.threshold)
+    result = calibrate_on_loop(scores, [t for _, _, t in points], score, settings.aligned.threshold)
     if result is not None:
-        prover.loop_calibration[task.dataset] = {**result, "claims": len(claims)}
+        prover.loop_calibration[task.dataset] = {**result, "claims": len(claims),
+                                                 "empty_points": len(every) - len(points)}
     return prover.loop_calibration.get(task.dataset)
+
+
+def loop_calibration_rows(prover: Prover, settings: SufficiencySettings, datasets: Sequence[str]) -> list[dict]:
+    """One row per dataset comparing the aligned rule's threshold on the selection sets with the one on the loop's
+    decision points (:func:`calibrate_loop`, already run), with the loop points' counts and each score's AUC there;
+    None where the dataset has no loop calibration."""
+    rows = []
+    for name in datasets:
+        found = prover.loop_calibration.get(name) or {}
+        rows.append({"dataset": name, "decision points": found.get("n"), "complete": found.get("sufficient_points"),
+                     "threshold on selection sets": prover.selection_threshold(settings, name),
+                     "threshold on loop points": found.get("threshold"),
+                     "balanced accuracy there": found.get("balanced_accuracy"),
+                     **{f"AUC {kind}": found.get(f"auc/{kind}") for kind in SCORES}})
+    return rows
 
 
 def run_systems(task, claims, traces, deciders: dict, iterations: int = 3, progress: bool = True) -> dict[str, StoppingRun]:

@@ -46,15 +46,20 @@ def selections(trace, top_sentences: int = 5) -> list[list[Sentence]]:
     return out
 
 
+def selection_truth(claims, per_claim: Sequence[Sequence[Sequence[Sentence]]], dataset: str) -> list[list[bool]]:
+    """For each claim, whether each of its selections is sufficient (:func:`selection_is_sufficient`)."""
+    return [[selection_is_sufficient(claim, selected, dataset) for selected in sels]
+            for claim, sels in zip(claims, per_claim)]
+
+
 def decision_points(traces, claims, dataset: str, limit: int = 3, top_sentences: int = 5) -> list[tuple]:
     """Every point where the loop would ask the sufficiency check, as :func:`simulate_stopping` asks it:
     ``(claim text, selected sentences, truly sufficient)`` after iterations 1 .. ``limit`` - 1 of each trace (as
     far as the trace goes), claim by claim."""
-    points = []
-    for claim, trace in zip(claims, traces):
-        for selected in selections(trace, top_sentences)[:limit - 1]:
-            points.append((trace.claim, selected, selection_is_sufficient(claim, selected, dataset)))
-    return points
+    sels = [selections(trace, top_sentences)[:limit - 1] for trace in traces]
+    truth = selection_truth(claims, sels, dataset)
+    return [(trace.claim, selected, sufficient) for trace, per, flags in zip(traces, sels, truth)
+            for selected, sufficient in zip(per, flags)]
 
 
 def truncated(trace, iterations: int, top_sentences: int = 5):
@@ -98,7 +103,7 @@ def simulate_stopping(system: str, traces, claims, dataset: str, decide, limit: 
     ``decide`` is a hook's ``decide_many``, :func:`fixed_rule`, or ``"oracle"``.
     """
     sels = [selections(t, top_sentences) for t in traces]
-    truth = [[selection_is_sufficient(c, s, dataset) for s in per] for c, per in zip(claims, sels)]
+    truth = selection_truth(claims, sels, dataset)
     stops = [None] * len(traces)
     decisions: list[list[tuple[bool, bool]]] = [[] for _ in traces]
     details: list[list[Decision]] = [[] for _ in traces]

@@ -59,7 +59,8 @@ NO_EVIDENCE = "no sentence selected"
 SYSTEMS = ("suff-natlog", "suff-natlog-generated", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
 
 
-def _evidence(sentences: Sequence[Sentence]) -> list[tuple[str, str]]:
+def evidence_pairs(sentences: Sequence[Sentence]) -> list[tuple[str, str]]:
+    """The ``(title, text)`` pairs a prover reads, of selected sentences."""
     return [(s.title, s.text) for s in sentences]
 
 
@@ -109,7 +110,7 @@ class NatlogSufficiency(_Hook):
         todo = [i for i, s in enumerate(selections) if s]          # no sentence: nothing can be proven
         if todo:
             start = time.perf_counter()
-            proofs = self.generator.generate([claims[i] for i in todo], [_evidence(selections[i]) for i in todo],
+            proofs = self.generator.generate([claims[i] for i in todo], [evidence_pairs(selections[i]) for i in todo],
                                              beam=self.beam, constrained=self.constrained, batch_size=self.batch_size)
             each = (time.perf_counter() - start) / len(todo)
             for i, found in zip(todo, proofs):
@@ -127,7 +128,7 @@ class AlignedSufficiency(_Hook):
 
     def scores(self, claims: Sequence[str], selections: Sequence[Sequence[Sentence]]) -> list[float]:
         """The sufficiency score of each (claim, non-empty selection)."""
-        found = self.prover.prove_many(list(claims), [_evidence(s) for s in selections])
+        found = self.prover.prove_many(list(claims), [evidence_pairs(s) for s in selections])
         return [f.score(self.score) for f in found]
 
     def decide_many(self, claims, selections) -> list[Decision]:
@@ -138,7 +139,7 @@ class AlignedSufficiency(_Hook):
         todo = [i for i, s in enumerate(selections) if s]
         if todo:
             start = time.perf_counter()
-            found = self.prover.prove_many([claims[i] for i in todo], [_evidence(selections[i]) for i in todo])
+            found = self.prover.prove_many([claims[i] for i in todo], [evidence_pairs(selections[i]) for i in todo])
             each = (time.perf_counter() - start) / len(todo)
             for i, f in zip(todo, found):
                 score = f.score(self.score)
@@ -165,7 +166,7 @@ class LexicalSufficiency(_Hook):
             rows = self.aligner.align_many([claims[i] for i in todo], [[s.text for s in selections[i]] for i in todo])
             each = (time.perf_counter() - start) / len(todo)
             for i, row in zip(todo, rows):
-                proof = lexical_proof(claims[i], [(a.chunk, a.evidence_span) for a in row], _evidence(selections[i]))
+                proof = lexical_proof(claims[i], [(a.chunk, a.evidence_span) for a in row], evidence_pairs(selections[i]))
                 out[i] = Decision(proof.verdict != NEI, [proof], [proof], each)
         return out
 

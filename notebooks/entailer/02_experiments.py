@@ -223,6 +223,38 @@ claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "th
 # {glue:text}`E2_sampled_vs_greedy`; depth 1 against depth 3, {glue:text}`E3_depth1_vs_depth3`; Entailer+Direct's
 # faithfulness break, {glue:text}`E4_faithfulness_break`.
 #
+# ## Why depth 3 changes almost nothing
+#
+# A depth-3 search tries to prove each premise of a chosen set in turn, and keeps that proof only if its score
+# s_r beats the premise's own direct confidence c_d = max(s_d, 1 - s_d) (the paper's rule, §3.3).  On
+# {glue:text}`first_data`, the sampled depth-3 search tried to prove {glue:text}`expansions_n` premises (every option
+# of every question); it kept the proof of {glue:text}`expansions_kept`; for {glue:text}`expansions_no_survivor` every
+# candidate was rejected; where a candidate survived, its proof fell short of c_d by {glue:text}`expansions_gap` on
+# average.  The tried premises whose proofs came closest:
+
+# %%
+deep = runs[first]["entailer-sampled-d3"].premise_expansions()
+deep_rows = {r.metric: r.value for r in results.rows
+             if (r.dataset, r.split, r.system) == (*first, "entailer-sampled-d3") and r.metric.startswith("premise_")}
+for metric, name in (("premise_expansions", "expansions_n"), ("premise_proof_kept_share", "expansions_kept"),
+                     ("premise_no_survivor_share", "expansions_no_survivor"), ("premise_proof_gap", "expansions_gap")):
+    value = deep_rows.get(metric)
+    glue(name, "n/a" if value is None else (f"{value:.0f}" if metric == "premise_expansions" else f"{value:.3f}"),
+         display=False)
+deep_table = pd.DataFrame(deep, columns=["question", "option", "chosen option", "premise", "direct confidence", "proof",
+                                         "kept", "note"])
+deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).sort_values(
+    "margin", ascending=False, na_position="last").head(8)
+
+# %% [markdown]
+# *Table: premises of the sampled depth-3 search's chosen sets that it tried to prove, the eight whose proof came
+# closest to (or above) their direct confidence; `proof` is empty where every candidate was rejected.*
+#
+# A retrieved premise is a WorldTree fact the truth scorer already believes (c_d near 1), and a proof of it is a
+# product of further premise scores and an inference score, each below 1: it rarely beats the belief.  In the paper
+# the premises are the model's own generations, some believed only weakly, and those are the ones a deeper proof can
+# lift.
+#
 # A depth-1 sampled search takes {glue:text}`sec_entailer-sampled-d1` s per question on this machine and depth 3
 # {glue:text}`sec_entailer-sampled-d3` s (the paper: about 80 s and 360 s per question on a GPU with an 11B
 # model; our models are about a thousand times smaller).

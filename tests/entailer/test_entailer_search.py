@@ -59,8 +59,10 @@ def test_recursion_keeps_a_proof_only_when_it_beats_direct_confidence():
     p1, p2 = root.premises
     # p1: proof 0.99*0.99*0.95 = 0.931 > c_d 0.7 -> kept
     assert p1.expanded and math.isclose(p1.proof_score, 0.99 * 0.99 * 0.95)
-    # p2: proof 0.5*0.9 = 0.45 <= c_d 0.9 -> leaf
+    # p2: proof 0.5*0.9 = 0.45 <= c_d 0.9 -> leaf, the dropped proof's score kept for the reader
     assert not p2.expanded and "kept as a leaf" in p2.note
+    assert math.isclose(p2.dropped_proof, 0.5 * 0.9) and p1.dropped_proof is None
+    assert math.isclose(ProofNode.from_dict(root.to_dict()).premises[1].dropped_proof, 0.45)
     assert math.isclose(root.proof_score, p1.proof_score * 0.9 * 0.8)
     # below the top level the search is greedy (k=1, no sampling)
     assert model.calls[1][1:3] == (1, False)
@@ -155,3 +157,29 @@ def test_trees_render_with_scores_and_round_trip():
     copy = ProofNode.from_dict(root.to_dict())
     assert render_text(copy, True) == text
     assert root.height == 2 and len(root.leaves()) == 3
+
+
+def test_premise_expansions_of_a_deeper_search():
+    """A depth-3 search's tried premises: kept proofs, dropped ones (with their score) and ones with no survivor."""
+    from proofbook.entailer import experiments as ex
+    from proofbook.entailer.search import answer_question_depths
+
+    model = world()
+    model.premises["p3"] = [["s1"]]
+    model.truth["s1"] = 0.2          # p3's only candidate is rejected (premise score below 0.5)
+    answers = answer_question_depths("q", [("A", "a"), ("B", "b")], ["H", "p3"], model,
+                                     SearchConfig.sampled(max_depth=3, k=3), [1, 3])
+    run = ex.SystemRun("entailer-sampled-d3", [answers[3]], ["A"])
+    tried = {(e["option"], e["premise"]): e for e in run.premise_expansions()}
+    assert tried[("A", "p1")]["kept"] and tried[("A", "p1")]["proof"] > tried[("A", "p1")]["direct confidence"]
+    assert not tried[("A", "p2")]["kept"] and tried[("A", "p2")]["proof"] == pytest.approx(0.45)
+    assert not any(e["premise"] == "q1" for e in tried.values())      # q1 has no candidate set: never tried
+    assert ex.SystemRun("entailer-sampled-d1", [answers[1]], ["A"]).premise_expansions() == []
+    rows = {r["metric"]: r for r in ex.expansion_rows(run, {"dataset": "obqa", "split": "dev"})}
+    n = len(tried)
+    assert rows["premise_expansions"]["value"] == n and rows["premise_expansions"]["n"] == 1
+    assert rows["premise_proof_kept_share"]["value"] == pytest.approx(sum(e["kept"] for e in tried.values()) / n)
+    proved = [e for e in tried.values() if e["proof"] is not None]
+    assert rows["premise_proof_gap"]["n"] == len(proved)
+    assert rows["premise_proof_gap"]["value"] == pytest.approx(
+        sum(e["direct confidence"] - e["proof"] for e in proved) / len(proved))

@@ -7,7 +7,8 @@ systems draw candidate premise sets from ``Settings.premise_source`` (default ``
 retrieved, :mod:`.proposals`, a departure); ``entailer-generated-sampled-d1`` and
 ``entailer-retrieved-sampled-d1`` are the sampled depth-1 search with one source only.  Also per search
 system ``leaf_fallback_share`` (questions where an option had no candidate at all and its direct score stood
-in) and, at depth 3, ``deep_tree_share`` (questions whose chosen tree has height 2 or more).  Premises on
+in) and, at depth 3, ``deep_tree_share`` (questions whose chosen tree has height 2 or more) and the rows of
+:func:`expansion_rows` on the premises the deeper search tried to prove (why depth changes so little).  Premises on
 EntailmentBank dev: ``premise_recall`` per source (share of gold premises matched at MiniLM cosine >= 0.8 by a
 premise of the set the sampled search keeps for the step's conclusion).
 
@@ -105,6 +106,26 @@ class SystemRun:
     def faithfulness_break(self) -> float:
         return sum(a.faithfulness_break for a in self.answers) / max(1, len(self.answers))
 
+    def premise_expansions(self) -> list[dict]:
+        """Every premise of a chosen top-level set that a deeper search tried to prove in turn, for every option.
+
+        Per premise: its direct confidence c_d = max(s_d, 1 - s_d), the proof score s_r of the best surviving
+        candidate (``None`` when every candidate was rejected), and whether the search kept the proof (s_r > c_d).
+        Empty for depth-1 runs.  This is why depth can change nothing: a premise keeps its proof only when the
+        product of its own premises' scores and an inference score beats the belief it already has.
+        """
+        rows = []
+        for answer in self.answers:
+            for option in answer.options:
+                for node in option.tree.walk():
+                    if node.depth >= 1 and node.candidates:
+                        proof = node.proof_score if node.expanded else node.dropped_proof
+                        rows.append({"question": answer.question_id, "option": option.label,
+                                     "chosen option": option.label == answer.entailer.label, "premise": node.statement,
+                                     "direct confidence": node.direct_confidence, "proof": proof,
+                                     "kept": node.expanded, "note": node.note})
+        return rows
+
 
 def write_hypotheses(questions, writer) -> list[list[str]]:
     """One hypothesis per option of every question (batched)."""
@@ -144,6 +165,9 @@ def _run_family(label: str, systems: Sequence[str], questions, hypotheses, compo
     return out
 
 
+#: bumped when the stored trees gain a field (2: ``ProofNode.dropped_proof``), so that older cached runs are rebuilt
+TREE_FORMAT = 2
+
 FAMILIES = {"direct": ("direct",), "entailer-greedy": ("entailer-greedy-d1", "entailer-greedy-d3"),
             "entailer-sampled": ("entailer-sampled-d1", "entailer-sampled-d3"),
             **{system.rsplit("-d", 1)[0]: (system,) for system in SOURCE_SYSTEMS}}
@@ -167,6 +191,7 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
         source = settings.source(systems[-1])
         search = settings.search_settings(source).cache_config() if family != "direct" else {}
         config = {"family": family, "dataset": dataset, "split": split, "questions": [q.id for q in questions],
+                  "tree_format": TREE_FORMAT,
                   "hypotheses": hypotheses, "models": components.keys, "search": search}
         stored = cache.cache_json("entailer-run", config, lambda systems=systems, family=family: {
             system: [answer_to_dict(a) for a in answers] for system, answers in _run_family(
@@ -208,6 +233,7 @@ def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0
             rows.append(dict(**base, system=system, metric="leaf_fallback_share", value=run.leaf_fallback_share, n=n))
             if system.endswith("-d3"):
                 rows.append(dict(**base, system=system, metric="deep_tree_share", value=run.deep_tree_share, n=n))
+                rows += expansion_rows(run, base)
         if system.startswith("entailer+direct"):
             breaks = [float(a.faithfulness_break) for a in run.answers]
             rows += intervals.mean_rows({**base, "system": system}, "faithfulness_break", breaks, seed)
@@ -217,6 +243,26 @@ def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0
     for a, b in COMPARISONS:
         if a in correct and b in correct:
             rows += intervals.difference_rows(base, a, b, "accuracy", correct[a], correct[b], seed)
+    return rows
+
+
+def expansion_rows(run: SystemRun, base: dict) -> list[dict]:
+    """Rows on the premises a deeper search tried to prove (:meth:`SystemRun.premise_expansions`):
+    ``premise_expansions`` (how many), ``premise_proof_kept_share`` (proofs kept, s_r > c_d),
+    ``premise_no_survivor_share`` (every candidate rejected) and ``premise_proof_gap`` (mean c_d - s_r over
+    premises with a surviving candidate); ``n`` is the number of premises."""
+    expansions = run.premise_expansions()
+    n = len(expansions)
+    rows = [dict(**base, system=run.system, metric="premise_expansions", value=n, n=len(run.answers))]
+    if not n:
+        return rows
+    proved = [e for e in expansions if e["proof"] is not None]
+    rows.append(dict(**base, system=run.system, metric="premise_proof_kept_share",
+                     value=sum(e["kept"] for e in expansions) / n, n=n))
+    rows.append(dict(**base, system=run.system, metric="premise_no_survivor_share", value=1 - len(proved) / n, n=n))
+    if proved:
+        rows.append(dict(**base, system=run.system, metric="premise_proof_gap",
+                         value=sum(e["direct confidence"] - e["proof"] for e in proved) / len(proved), n=len(proved)))
     return rows
 
 

@@ -184,6 +184,7 @@ def _settle(node: ProofNode, top: bool) -> None:
     proof = node.proof_score
     if proof is None or proof <= node.direct_confidence:
         node.note = f"proof {proof:.2f} <= direct confidence {node.direct_confidence:.2f}; kept as a leaf"
+        node.dropped_proof = proof
         node.premises = []
         node.entailment = None
 

@@ -57,6 +57,8 @@ class ProofNode:
     candidates: list[Candidate] = field(default_factory=list)
     #: why a node was not expanded or its proof dropped ("depth limit", "proof 0.41 <= direct 0.80" ...)
     note: str = ""
+    #: the proof score s_r of a premise whose proof the search dropped because it did not beat c_d
+    dropped_proof: float | None = None
 
     @property
     def expanded(self) -> bool:
@@ -103,7 +105,7 @@ class ProofNode:
     def to_dict(self) -> dict:
         """A JSON-able copy (for caches and results)."""
         return {"statement": self.statement, "direct": self.direct, "source": self.source, "depth": self.depth,
-                "entailment": self.entailment, "note": self.note,
+                "entailment": self.entailment, "note": self.note, "dropped_proof": self.dropped_proof,
                 "premises": [p.to_dict() for p in self.premises],
                 "candidates": [{"premises": list(c.premises), "premise_scores": list(c.premise_scores),
                                 "entailment": c.entailment, "rejected": c.rejected,
@@ -114,7 +116,7 @@ class ProofNode:
         """The tree that :meth:`to_dict` wrote."""
         return cls(statement=data["statement"], direct=data["direct"], source=data.get("source", "model"),
                    depth=data.get("depth", 0), entailment=data.get("entailment"), note=data.get("note", ""),
-                   premises=[cls.from_dict(p) for p in data.get("premises", [])],
+                   dropped_proof=data.get("dropped_proof"), premises=[cls.from_dict(p) for p in data.get("premises", [])],
                    candidates=[Candidate(tuple(c["premises"]), tuple(c["premise_scores"]), c["entailment"],
                                          c.get("rejected"), tuple(c.get("premise_sources", ())))
                                for c in data.get("candidates", [])])

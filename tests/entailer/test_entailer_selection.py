@@ -1,0 +1,34 @@
+"""Model selection of the truth scorer on OBQA train: the held-out split, a tiny run, the paired comparison."""
+import json
+from dataclasses import replace
+
+import pytest
+
+from proofbook.entailer import selection
+from proofbook.entailer.components import Settings
+
+
+@pytest.mark.unit
+def test_compare_is_paired_and_refuses_other_splits():
+    a = {"checkpoint": "big", "correct": [True, True, False, True], "group_accuracy": 0.75}
+    b = {"checkpoint": "small", "correct": [True, False, False, False], "group_accuracy": 0.25}
+    out = selection.compare(a, b)
+    assert out["difference"] == pytest.approx(0.5) and out["only_a"] == 2 and out["only_b"] == 0 and out["n"] == 4
+    assert out["ci95"][0] <= 0.5 <= out["ci95"][1]
+    with pytest.raises(ValueError, match="not the same split"):
+        selection.compare(a, {**b, "correct": [True]})
+
+
+def test_selection_on_real_obqa_train(real_data_dir, tmp_path):
+    settings = Settings.smoke()
+    train, held = selection.selection_groups(real_data_dir, settings, held_questions=5)
+    assert len(held) == 5 and set(held.sources) == {selection.QUESTION_SOURCE}
+    assert sum(s == selection.QUESTION_SOURCE for s in train.sources) == settings.truth_questions
+    assert not {g[0][0] for g in held.groups} & {g[0][0] for g in train.groups}      # no question in both
+    with pytest.raises(ValueError, match="cannot hold out"):
+        selection.selection_groups(real_data_dir, replace(settings, truth_questions=10 ** 6), held_questions=10 ** 6)
+    out = tmp_path / "minilm.json"
+    selection.main(["--data-dir", str(real_data_dir), "--questions", "8", "--statements", "4", "--held", "5", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["train_questions"] == 8 and result["held_questions"] == 5 and len(result["correct"]) == 5
+    assert result["group_accuracy"] == pytest.approx(sum(result["correct"]) / 5)

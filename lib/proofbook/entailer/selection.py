@@ -39,23 +39,26 @@ QUESTION_SOURCE = "obqa question options"
 
 def selection_groups(data_dir, settings: Settings, held_questions: int = 400
                      ) -> tuple[bh.StatementGroups, bh.StatementGroups]:
-    """``(train, held)``: the truth scorer's groups drawn with ``held_questions`` more OBQA train questions than
-    ``settings.truth_questions``, the last ``held_questions`` question groups of the draw held out.
+    """``(train, held)``: the last ``held_questions`` OBQA train question groups of a draw of *every* question
+    are held out (the same questions whatever ``settings`` say); the training part is the first
+    ``settings.truth_questions`` of the other question groups and ``settings.truth_statements`` statement groups.
 
     Raises ValueError if the training file holds too few questions to hold that many out and keep one.
     """
     if held_questions < 1:
         raise ValueError(f"held_questions must be positive, got {held_questions}")
-    more = replace(settings, truth_questions=settings.truth_questions + held_questions)
-    groups = training_data(resolve_data_dir(data_dir), more).truth
+    every = replace(settings, truth_questions=None)
+    groups = training_data(resolve_data_dir(data_dir), every).truth
     questions = [i for i, source in enumerate(groups.sources) if source == QUESTION_SOURCE]
     if len(questions) <= held_questions:
         raise ValueError(f"only {len(questions)} OBQA train questions after cleaning: cannot hold out "
                          f"{held_questions} and train on the rest")
     held_ids = set(questions[-held_questions:])
-    pick = lambda keep: bh.StatementGroups([g for i, g in enumerate(groups.groups) if (i in held_ids) != keep],
-                                           [s for i, s in enumerate(groups.sources) if (i in held_ids) != keep])
-    return pick(True), pick(False)
+    kept_ids = set(questions[:-held_questions][:settings.truth_questions])
+    kept_ids |= {i for i, source in enumerate(groups.sources) if source != QUESTION_SOURCE}
+    pick = lambda ids: bh.StatementGroups([g for i, g in enumerate(groups.groups) if i in ids],
+                                          [s for i, s in enumerate(groups.sources) if i in ids])
+    return pick(kept_ids), pick(held_ids)
 
 
 def truth_selection(data_dir, settings: Settings = Settings(), checkpoint: str = "minilm", held_questions: int = 400,
@@ -94,8 +97,8 @@ def compare(a: dict, b: dict, seed: int = 0) -> dict:
         raise ValueError(f"the results hold {len(a['correct'])} and {len(b['correct'])} questions: not the same split")
     diff, low, high = intervals.paired_difference([float(x) for x in a["correct"]], [float(x) for x in b["correct"]],
                                                   seed)
-    return {"a": a["checkpoint"], "b": b["checkpoint"], "a_group_accuracy": a["group_accuracy"],
-            "b_group_accuracy": b["group_accuracy"], "difference": diff, "ci95": [low, high],
+    return {"a": a["checkpoint"], "b": b["checkpoint"], "a_group_accuracy": float(np.mean(a["correct"])),
+            "b_group_accuracy": float(np.mean(b["correct"])), "difference": diff, "ci95": [low, high],
             "only_a": sum(x and not y for x, y in zip(a["correct"], b["correct"])),
             "only_b": sum(y and not x for x, y in zip(a["correct"], b["correct"])), "n": len(a["correct"])}
 

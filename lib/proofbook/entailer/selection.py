@@ -104,6 +104,7 @@ def compare(a: dict, b: dict, seed: int = 0) -> dict:
 
 
 def main(argv=None) -> None:
+    """The command line (see the module docstring): one selection run, or ``--compare`` of two result files."""
     parser = argparse.ArgumentParser(prog="python -m proofbook.entailer.selection", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", default=None, help="the data directory (default: PROOFBOOK_DATA or ./data)")
     parser.add_argument("--checkpoint", default="minilm", help="'minilm' or a local checkpoint folder")

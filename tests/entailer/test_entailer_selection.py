@@ -5,6 +5,7 @@ from dataclasses import replace
 import pytest
 
 from proofbook.entailer import selection
+from proofbook.entailer.behaviours import QUESTION_SOURCE
 from proofbook.entailer.components import Settings
 
 
@@ -22,8 +23,8 @@ def test_compare_is_paired_and_refuses_other_splits():
 def test_selection_on_real_obqa_train(real_data_dir, tmp_path):
     settings = Settings.smoke()
     train, held = selection.selection_groups(real_data_dir, settings, held_questions=5)
-    assert len(held) == 5 and set(held.sources) == {selection.QUESTION_SOURCE}
-    assert sum(s == selection.QUESTION_SOURCE for s in train.sources) == settings.truth_questions
+    assert len(held) == 5 and set(held.sources) == {QUESTION_SOURCE}
+    assert sum(s == QUESTION_SOURCE for s in train.sources) == settings.truth_questions
     assert not {g[0][0] for g in held.groups} & {g[0][0] for g in train.groups}      # no question in both
     with pytest.raises(ValueError, match="cannot hold out"):
         selection.selection_groups(real_data_dir, replace(settings, truth_questions=10 ** 6), held_questions=10 ** 6)

@@ -216,6 +216,10 @@ class StatementGroups:
                 StatementGroups(self.groups[n_first:], self.sources[n_first:]))
 
 
+#: the source of the truth scorer's groups built from multiple-choice training questions (:func:`truth_groups`)
+QUESTION_SOURCE = "obqa question options"
+
+
 def truth_groups(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]], seed: int = 0,
                  max_questions: int | None = None, max_statements: int | None = None) -> StatementGroups:
     """Training groups for the truth scorer, each with one true statement (sources in the module docstring).
@@ -256,7 +260,7 @@ def truth_groups(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]]
     for right, wrong in questions:
         wrong = [w for w in dict.fromkeys(wrong) if w != right]
         if wrong:
-            question_groups.append(([(right, True)] + [(w, False) for w in wrong], "obqa question options"))
+            question_groups.append(([(right, True)] + [(w, False) for w in wrong], QUESTION_SOURCE))
     rng.shuffle(statement_groups)
     rng.shuffle(question_groups)
     chosen = question_groups[:max_questions] + statement_groups[:max_statements]

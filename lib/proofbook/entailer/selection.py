@@ -4,9 +4,9 @@ The truth scorer (H -> Sd, Tafjord et al. 2022, §3.2) decides the ``direct`` sy
 proof, so its variants (a larger encoder, more training questions, another learning rate) are compared before
 any chapter uses one -- and never on an evaluation split.  :func:`selection_groups` draws the scorer's training
 groups as :class:`~proofbook.entailer.components.Settings` would, plus ``held_questions`` further OBQA train
-questions that it holds out; :func:`truth_selection` trains a scorer exactly as
-:func:`proofbook.entailer.components.build_components` does (the multiple-choice loss of
-:meth:`proofbook.models.cross_encoder.CrossEncoder.fit_groups`, the statement read with its BM25 WorldTree facts)
+questions that it holds out; :func:`truth_selection` trains a scorer with the book's own
+:func:`~proofbook.entailer.components.fit_truth_scorer` (the multiple-choice loss, the statement read with its BM25
+WorldTree facts)
 and reports which held-out questions it answers (the true option ranked first: group accuracy).
 :func:`compare` puts two such results side by side with a paired bootstrap interval.
 
@@ -27,15 +27,9 @@ import numpy as np
 
 from proofbook.core import intervals
 from proofbook.core.paths import resolve_data_dir
-from proofbook.core.training import TrainConfig
 from proofbook.entailer import behaviours as bh
-from proofbook.entailer.components import Settings
+from proofbook.entailer.components import Settings, fit_truth_scorer, truth_ranked_first
 from proofbook.entailer.datasets import fact_retriever, training_data
-from proofbook.models.cross_encoder import CrossEncoder
-
-#: the source name of the groups built from OBQA train questions (:func:`.behaviours.truth_groups`)
-QUESTION_SOURCE = "obqa question options"
-
 
 def selection_groups(data_dir, settings: Settings, held_questions: int = 400
                      ) -> tuple[bh.StatementGroups, bh.StatementGroups]:
@@ -49,13 +43,13 @@ def selection_groups(data_dir, settings: Settings, held_questions: int = 400
         raise ValueError(f"held_questions must be positive, got {held_questions}")
     every = replace(settings, truth_questions=None)
     groups = training_data(resolve_data_dir(data_dir), every).truth
-    questions = [i for i, source in enumerate(groups.sources) if source == QUESTION_SOURCE]
+    questions = [i for i, source in enumerate(groups.sources) if source == bh.QUESTION_SOURCE]
     if len(questions) <= held_questions:
         raise ValueError(f"only {len(questions)} OBQA train questions after cleaning: cannot hold out "
                          f"{held_questions} and train on the rest")
     held_ids = set(questions[-held_questions:])
     kept_ids = set(questions[:-held_questions][:settings.truth_questions])
-    kept_ids |= {i for i, source in enumerate(groups.sources) if source != QUESTION_SOURCE}
+    kept_ids |= {i for i, source in enumerate(groups.sources) if source != bh.QUESTION_SOURCE}
     pick = lambda ids: bh.StatementGroups([g for i, g in enumerate(groups.groups) if i in ids],
                                           [s for i, s in enumerate(groups.sources) if i in ids])
     return pick(kept_ids), pick(held_ids)
@@ -70,24 +64,16 @@ def truth_selection(data_dir, settings: Settings = Settings(), checkpoint: str =
     training = settings.truth_scorer
     train, held = selection_groups(root, settings, held_questions)
     context = bh.TruthContext(fact_retriever(root) if training.facts else None, training.facts)
-    model = CrossEncoder(checkpoint, labels=bh.LABELS, max_length=training.max_length, seed=training.seed)
     start = time.perf_counter()
-    model.fit_groups([[(context.pair(text), flag) for text, flag in group] for group in train.groups],
-                     TrainConfig(epochs=training.epochs, batch_size=training.batch, lr=training.lr,
-                                 seed=training.seed, progress=progress))
+    model = fit_truth_scorer(train, context, training, checkpoint, progress)
     train_s = time.perf_counter() - start
-    flat = [text for group in held.groups for text, _ in group]
     start = time.perf_counter()
-    p_true = model.predict_proba([context.pair(text) for text in flat], progress=False)[:, 1]
+    p_true, correct = truth_ranked_first(model, context, held)
     predict_s = time.perf_counter() - start
-    correct, at = [], 0
-    for group in held.groups:
-        correct.append(bool(group[int(np.argmax(p_true[at:at + len(group)]))][1]))
-        at += len(group)
     return {"checkpoint": str(checkpoint), "truth_scorer": training.cache_config(), "train_groups": len(train),
-            "train_questions": sum(s == QUESTION_SOURCE for s in train.sources), "held_questions": len(held),
+            "train_questions": sum(s == bh.QUESTION_SOURCE for s in train.sources), "held_questions": len(held),
             "correct": correct, "group_accuracy": float(np.mean(correct)), "train_s": round(train_s, 1),
-            "predict_s_per_pair": predict_s / max(1, len(flat))}
+            "predict_s_per_pair": predict_s / max(1, len(p_true))}
 
 
 def compare(a: dict, b: dict, seed: int = 0) -> dict:
@@ -119,13 +105,8 @@ def main(argv=None) -> None:
         a, b = (json.loads(open(path, encoding="utf-8").read()) for path in args.compare)
         print(json.dumps(compare(a, b), indent=1))
         return
-    settings = Settings()
-    if args.lr is not None:
-        settings = replace(settings, truth_lr=args.lr)
-    if args.questions is not None:
-        settings = replace(settings, truth_questions=args.questions)
-    if args.statements is not None:
-        settings = replace(settings, truth_statements=args.statements)
+    overrides = {"truth_lr": args.lr, "truth_questions": args.questions, "truth_statements": args.statements}
+    settings = replace(Settings(), **{name: value for name, value in overrides.items() if value is not None})
     result = truth_selection(args.data_dir, settings, args.checkpoint, args.held)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

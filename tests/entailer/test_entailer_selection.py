@@ -1,11 +1,12 @@
-"""Model selection of the truth scorer on OBQA train: the held-out split, a tiny run, the paired comparison."""
+"""Model selection of the judges on OBQA train: the held-out split, tiny runs, the paired comparison."""
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from proofbook.entailer import selection
-from proofbook.entailer.behaviours import QUESTION_SOURCE
+from proofbook.entailer.behaviours import QUESTION_SOURCE, StatementGroups
 from proofbook.entailer.components import Settings
 
 
@@ -33,3 +34,31 @@ def test_selection_on_real_obqa_train(real_data_dir, tmp_path):
     result = json.loads(out.read_text())
     assert result["train_questions"] == 8 and result["held_questions"] == 5 and len(result["correct"]) == 5
     assert result["group_accuracy"] == pytest.approx(sum(result["correct"]) / 5)
+
+
+class _Pool:
+    """Two candidate sets for a statement with an "x", none for any other."""
+    def sets(self, texts):
+        return [[("a fact",), ("b fact", "c fact")] if "x" in t else [] for t in texts]
+
+
+class _Scorer:
+    """s_e 0.9 when the premises hold "c fact" and the statement is "true", else 0.3."""
+    def predict_proba(self, pairs, progress=False):
+        return np.array([[0.0, 0.9 if "c fact" in p and "true" in h else 0.3] for p, h in pairs])
+
+
+@pytest.mark.unit
+def test_best_set_ranked_first_takes_each_statements_best_set():
+    groups = StatementGroups([[("x true", True), ("x false", False)], [("y true", True), ("x false", False)]],
+                             [QUESTION_SOURCE, QUESTION_SOURCE])
+    best, ranked = selection.best_set_ranked_first(_Scorer(), _Pool(), groups)
+    assert best == pytest.approx([0.9, 0.3, 0.0, 0.3])          # an empty pool scores 0
+    assert ranked == [True, False]
+
+
+def test_entailment_selection_on_real_obqa_train(real_data_dir):
+    result = selection.entailment_selection(real_data_dir, Settings.smoke(), held_questions=5, progress=False)
+    assert result["held_questions"] == 5 and len(result["correct"]) == 5 and result["train_pairs"] > 0
+    assert result["group_accuracy"] == pytest.approx(sum(result["correct"]) / 5)
+    assert 0 <= result["held_out_accuracy"] <= 1

@@ -59,10 +59,19 @@ def selection_groups(data_dir, settings: Settings, held_questions: int = 400
 
     Raises ValueError if the training file holds too few questions to hold that many out and keep one.
     """
+    return _held_out_split(_every_question(data_dir, settings).truth, settings, held_questions)
+
+
+def _every_question(data_dir, settings: Settings):
+    """The training data drawn with every OBQA train question in the truth groups (the other sets as ``settings``)."""
+    return training_data(resolve_data_dir(data_dir), replace(settings, truth_questions=None))
+
+
+def _held_out_split(groups: bh.StatementGroups, settings: Settings, held_questions: int
+                    ) -> tuple[bh.StatementGroups, bh.StatementGroups]:
+    """:func:`selection_groups` on truth groups already drawn with every question."""
     if held_questions < 1:
         raise ValueError(f"held_questions must be positive, got {held_questions}")
-    every = replace(settings, truth_questions=None)
-    groups = training_data(resolve_data_dir(data_dir), every).truth
     questions = [i for i, source in enumerate(groups.sources) if source == bh.QUESTION_SOURCE]
     if len(questions) <= held_questions:
         raise ValueError(f"only {len(questions)} OBQA train questions after cleaning: cannot hold out "
@@ -121,8 +130,9 @@ def entailment_selection(data_dir, settings: Settings = Settings(), checkpoint: 
     the scorer's own held-out pairs)."""
     root = resolve_data_dir(data_dir)
     training = settings.entailment_scorer
-    _, held = selection_groups(root, settings, held_questions)
-    data = training_data(root, settings).entailment
+    every = _every_question(root, settings)      # its entailment pairs are those of ``settings``
+    _, held = _held_out_split(every.truth, settings, held_questions)
+    data = every.entailment
     start = time.perf_counter()
     model = fit_entailment_scorer(data, training, checkpoint, progress)
     train_s = time.perf_counter() - start

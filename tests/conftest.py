@@ -42,44 +42,93 @@ def real_data_dir() -> Path:
     return path
 
 
+#: The notebooks whose smoke runs start in a background process when the whole suite runs (see
+#: :class:`SmokeRuns`): those the tests ask for late in the suite (the chapters that other tests ask for early
+#: run in the test process, as they always have, so no test waits for the lane).
+BACKGROUND_LANE = ("admiral/01_method", "admiral/02_experiments", "admiral/04_error_analysis",
+                   "admiral/03_efficiency", "wild/01_method", "wild/02_experiments", "wild/03_error_analysis",
+                   "00_introduction")
+#: the test that needs every notebook's smoke run (the background lane starts only when it is selected)
+WHOLE_BOOK_TEST = "test_the_smoke_book_builds_clean_and_reads_well_in_a_browser"
+#: per-library thread settings while two runs share the cores (one thread each: no oversubscription)
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              "TOKENIZERS_PARALLELISM": "false"}
+#: variables the smoke runs never see (no LLM endpoint in tests)
+LLM_VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PROOFBOOK_LLM_MODEL")
+
+
 class SmokeRuns:
     """Each notebook executed once per test session with ``smoke=True`` (memoised), sharing one model cache.
 
     Smoke runs train tiny models; chapters of one paper reuse each other's (the cache is keyed by config
     and data, exactly as in the book), so running every notebook once keeps ``make test`` short.  Results
     and figures go to a temporary folder per notebook, never over the committed ones.
+
+    **Two lanes.**  When the whole suite runs (:data:`WHOLE_BOOK_TEST` is selected), :meth:`start_lane`
+    executes the notebooks of :data:`BACKGROUND_LANE` one after another in a child process each, while the
+    tests go on with the other notebooks and the unit tests: on two cores that overlaps the single-threaded
+    parts of both.  While the lane is busy both sides use one thread per library (:data:`ONE_THREAD`;
+    two 2-thread torch jobs on two cores slow each other down many times over).  A test that needs a
+    lane notebook waits for it.  The cache is safe for concurrent writers (``proofbook.core.cache``).
     """
 
-    def __init__(self, root: Path, data_dir: Path):
-        self.root, self.data_dir, self.done = root, data_dir, {}
+    def __init__(self, root: Path, data_dir: Path | None):
+        self.root, self.data_dir, self.done, self.lane = root, data_dir, {}, {}
+
+    def start_lane(self, notebooks=BACKGROUND_LANE) -> None:
+        """Start the background runs of ``notebooks`` (in order, one at a time)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="smoke-lane")
+        self.lane = {notebook: pool.submit(self._run_in_child, notebook) for notebook in notebooks}
+        pool.shutdown(wait=False)
+
+    def lane_busy(self) -> bool:
+        return any(not future.done() for future in self.lane.values())
 
     def __call__(self, notebook: str) -> dict:
         """``notebook`` like ``"admiral/02_experiments"``; returns the executed copy, results and figures."""
         if notebook not in self.done:
-            self.done[notebook] = self._run(notebook)
+            if notebook in self.lane:
+                self.done[notebook] = self.lane[notebook].result()
+            else:
+                self.done[notebook] = self._run(notebook)
         outcome = self.done[notebook]
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
 
-    def _run(self, notebook: str):
+    def _paths(self, notebook: str):
         from proofbook.cli import runner
-        from proofbook.core.results import load_results
 
         source = runner.NOTEBOOKS / f"{notebook}.py"
         folder = self.root / notebook.replace("/", "__")
+        params = {"smoke": True, "results_dir": str(folder / "results"), "figures_dir": str(folder / "figures")}
         env = {"PROOFBOOK_DATA": str(self.data_dir), "PROOFBOOK_CACHE": str(self.root / "cache")}
-        saved = {name: os.environ.get(name) for name in [*env, "OPENAI_BASE_URL", "OPENAI_API_KEY", "PROOFBOOK_LLM_MODEL"]}
+        return source, folder, params, env, folder / f"{source.stem}.ipynb"
+
+    @staticmethod
+    def _outcome(source: Path, folder: Path, executed: Path) -> dict:
+        from proofbook.core.results import load_results
+
+        results = {path: load_results(path) for path in sorted((folder / "results").rglob("*.json"))}
+        return {"source": source, "executed": executed, "results": results,
+                "rows": [row for data in results.values() for row in data["rows"]],
+                "figures": sorted((folder / "figures").rglob("*.svg"))}
+
+    def _run(self, notebook: str):
+        from proofbook.cli import runner
+
+        source, folder, params, env, output = self._paths(notebook)
+        if self.lane_busy():
+            env.update(ONE_THREAD)
+        saved = {name: os.environ.get(name) for name in [*env, *LLM_VARIABLES]}
         os.environ.update(env)
-        for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PROOFBOOK_LLM_MODEL"):   # no LLM endpoint in tests
+        for name in LLM_VARIABLES:
             os.environ.pop(name, None)
         try:
-            params = {"smoke": True, "results_dir": str(folder / "results"), "figures_dir": str(folder / "figures")}
-            executed = runner.run_notebook(source, params, output=folder / f"{source.stem}.ipynb", progress=False)
-            results = {path: load_results(path) for path in sorted((folder / "results").rglob("*.json"))}
-            return {"source": source, "executed": executed, "results": results,
-                    "rows": [row for data in results.values() for row in data["rows"]],
-                    "figures": sorted((folder / "figures").rglob("*.svg"))}
+            executed = runner.run_notebook(source, params, output=output, progress=False)
+            return self._outcome(source, folder, executed)
         except Exception as err:  # noqa: BLE001 - remembered, so every test of this notebook reports it
             return err
         finally:
@@ -89,8 +138,53 @@ class SmokeRuns:
                 else:
                     os.environ[name] = value
 
+    def _run_in_child(self, notebook: str):
+        """:meth:`_run` in a child process (the background lane), with one thread per library."""
+        import json
+        import subprocess
+        import sys
+
+        source, folder, params, env, output = self._paths(notebook)
+        env = {**{k: v for k, v in os.environ.items() if k not in LLM_VARIABLES}, **env, **ONE_THREAD}
+        code = ("import json, sys; from proofbook.cli import runner; "
+                "runner.run_notebook(sys.argv[1], json.loads(sys.argv[2]), output=sys.argv[3], progress=False)")
+        try:
+            done = subprocess.run([sys.executable, "-c", code, str(source), json.dumps(params), str(output)],
+                                  env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                return RuntimeError(f"smoke run of {notebook} failed (background lane):\n{done.stderr[-4000:]}")
+            return self._outcome(source, folder, output)
+        except Exception as err:  # noqa: BLE001 - remembered, so every test of this notebook reports it
+            return err
+
+
+def pytest_collection_modifyitems(session, config, items):
+    session.config._smoke_whole_book = any(item.name == WHOLE_BOOK_TEST for item in items)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _smoke_runs(request, tmp_path_factory) -> SmokeRuns:
+    """The session's :class:`SmokeRuns`; its background lane starts with the first test of a whole-suite run."""
+    runs = SmokeRuns(tmp_path_factory.mktemp("smoke-notebooks"), find_real_data())
+    if runs.data_dir is not None and getattr(request.config, "_smoke_whole_book", False):
+        import torch
+
+        runs.threads = torch.get_num_threads()
+        runs.start_lane()
+    return runs
+
+
+@pytest.fixture(autouse=True)
+def _threads_while_the_lane_runs(_smoke_runs):
+    """One torch thread in this process while the background lane runs (torch's own default otherwise)."""
+    if _smoke_runs.lane:
+        import torch
+
+        torch.set_num_threads(1 if _smoke_runs.lane_busy() else _smoke_runs.threads)
+    yield
+
 
 @pytest.fixture(scope="session")
-def smoke_run(real_data_dir, tmp_path_factory) -> SmokeRuns:
+def smoke_run(real_data_dir, _smoke_runs) -> SmokeRuns:
     """``smoke_run("paper/NN_name")``: that notebook's smoke execution (run once per session)."""
-    return SmokeRuns(tmp_path_factory.mktemp("smoke-notebooks"), real_data_dir)
+    return _smoke_runs

@@ -172,3 +172,12 @@ def test_fact_retriever_and_context_pairs():
     assert target == "$proof$ = [PREMISE] the sun is a kind of star [PREMISE] a star is a source of light"
     with pytest.raises(ValueError, match="no facts"):
         bh.FactRetriever([" "])
+
+
+def test_true_ranked_first_reads_the_scores_group_by_group():
+    groups = bh.StatementGroups([[("a", False), ("b", True)], [("c", True), ("d", False), ("e", False)]], ["x", "y"])
+    assert groups.statements() == ["a", "b", "c", "d", "e"]
+    assert groups.true_ranked_first([0.1, 0.9, 0.2, 0.5, 0.5]) == [True, False]
+    assert groups.true_ranked_first([0.5, 0.5, 0.7, 0.1, 0.7]) == [False, True]   # of equal scores the first counts
+    with pytest.raises(ValueError, match="4 scores for 5 statements"):
+        groups.true_ranked_first([0.1] * 4)

@@ -215,6 +215,22 @@ class StatementGroups:
         return (StatementGroups(self.groups[:n_first], self.sources[:n_first]),
                 StatementGroups(self.groups[n_first:], self.sources[n_first:]))
 
+    def statements(self) -> list[str]:
+        """Every statement, group after group (the order :meth:`true_ranked_first` reads its scores in)."""
+        return [text for group in self.groups for text, _ in group]
+
+    def true_ranked_first(self, scores: Sequence[float]) -> list[bool]:
+        """Per group, whether its true statement has the highest of ``scores`` (one score per statement, in
+        :meth:`statements` order; of equal scores the first counts), as a question's correct option must."""
+        if len(scores) != sum(map(len, self.groups)):
+            raise ValueError(f"true_ranked_first: {len(scores)} scores for {sum(map(len, self.groups))} statements")
+        ranked, at = [], 0
+        for group in self.groups:
+            best = max(range(len(group)), key=lambda i: scores[at + i])
+            ranked.append(bool(group[best][1]))
+            at += len(group)
+        return ranked
+
 
 #: the source of the truth scorer's groups built from multiple-choice training questions (:func:`truth_groups`)
 QUESTION_SOURCE = "obqa question options"

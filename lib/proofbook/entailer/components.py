@@ -289,13 +289,8 @@ def truth_ranked_first(model: CrossEncoder, context: bh.TruthContext, groups: bh
                        ) -> tuple[np.ndarray, list[bool]]:
     """P(true) of every statement of ``groups`` (flattened, in order) and, per group, whether its true statement
     is ranked first (as a question's correct option must be)."""
-    flat = [text for group in groups.groups for text, _ in group]
-    p_true = model.predict_proba([context.pair(text) for text in flat], progress=False)[:, 1]
-    ranked, at = [], 0
-    for group in groups.groups:
-        ranked.append(bool(group[int(np.argmax(p_true[at:at + len(group)]))][1]))
-        at += len(group)
-    return p_true, ranked
+    p_true = model.predict_proba([context.pair(text) for text in groups.statements()], progress=False)[:, 1]
+    return p_true, groups.true_ranked_first(p_true)
 
 
 def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, training: TruthScorerTraining):

@@ -110,16 +110,12 @@ def best_set_ranked_first(scorer: CrossEncoder, pool: proposals.FactPool, groups
     """Per statement of ``groups`` (flattened, in order) the best s_e (``scorer``'s P(true) of the joined premises
     and the statement) over its pool's candidate sets (0 for an empty pool), and per group whether its true
     statement scores highest."""
-    flat = [text for group in groups.groups for text, _ in group]
+    flat = groups.statements()
     sets = pool.sets(flat)
     pairs = [(bh.join_premises(premises), text) for text, candidates in zip(flat, sets) for premises in candidates]
     scores = iter(scorer.predict_proba(pairs, progress=False)[:, 1].tolist() if pairs else [])
     best = [max((next(scores) for _ in candidates), default=0.0) for candidates in sets]
-    ranked, at = [], 0
-    for group in groups.groups:
-        ranked.append(bool(group[int(np.argmax(best[at:at + len(group)]))][1]))
-        at += len(group)
-    return best, ranked
+    return best, groups.true_ranked_first(best)
 
 
 def entailment_selection(data_dir, settings: Settings = Settings(), checkpoint: str = "minilm",

@@ -74,17 +74,35 @@ class SmokeRuns:
 
     def __init__(self, root: Path, data_dir: Path | None):
         self.root, self.data_dir, self.done, self.lane = root, data_dir, {}, {}
+        self._pool, self._child = None, None
 
     def start_lane(self, notebooks=BACKGROUND_LANE) -> None:
         """Start the background runs of ``notebooks`` (in order, one at a time)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="smoke-lane")
-        self.lane = {notebook: pool.submit(self._run_in_child, notebook) for notebook in notebooks}
-        pool.shutdown(wait=False)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="smoke-lane")
+        self.lane = {notebook: self._pool.submit(self._run_in_child, notebook) for notebook in notebooks}
 
     def lane_busy(self) -> bool:
+        """Whether a background run is still queued or running."""
         return any(not future.done() for future in self.lane.values())
+
+    def stop_lane(self) -> None:
+        """End of the session (also after Ctrl-C or ``-x``): drop the queued runs and end the running one, with
+        its kernel, so that pytest does not wait for notebooks no test will read."""
+        import signal
+
+        if self._pool is None:
+            return
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        child = self._child
+        if child is not None and child.poll() is None:
+            os.killpg(child.pid, signal.SIGTERM)      # the child leads its own process group (its kernel too)
+            try:
+                child.wait(timeout=5)
+            except Exception:  # noqa: BLE001 - it would not stop: kill the group
+                os.killpg(child.pid, signal.SIGKILL)
+        self._pool.shutdown(wait=True)
 
     def __call__(self, notebook: str) -> dict:
         """``notebook`` like ``"admiral/02_experiments"``; returns the executed copy, results and figures."""
@@ -149,10 +167,12 @@ class SmokeRuns:
         code = ("import json, sys; from proofbook.cli import runner; "
                 "runner.run_notebook(sys.argv[1], json.loads(sys.argv[2]), output=sys.argv[3], progress=False)")
         try:
-            done = subprocess.run([sys.executable, "-c", code, str(source), json.dumps(params), str(output)],
-                                  env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                return RuntimeError(f"smoke run of {notebook} failed (background lane):\n{done.stderr[-4000:]}")
+            self._child = subprocess.Popen([sys.executable, "-c", code, str(source), json.dumps(params), str(output)],
+                                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                           start_new_session=True)
+            _, stderr = self._child.communicate()
+            if self._child.returncode != 0:
+                return RuntimeError(f"smoke run of {notebook} failed (background lane):\n{stderr[-4000:]}")
             return self._outcome(source, folder, output)
         except Exception as err:  # noqa: BLE001 - remembered, so every test of this notebook reports it
             return err
@@ -163,7 +183,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _smoke_runs(request, tmp_path_factory) -> SmokeRuns:
+def _smoke_runs(request, tmp_path_factory):
     """The session's :class:`SmokeRuns`; its background lane starts with the first test of a whole-suite run."""
     runs = SmokeRuns(tmp_path_factory.mktemp("smoke-notebooks"), find_real_data())
     if runs.data_dir is not None and getattr(request.config, "_smoke_whole_book", False):
@@ -171,7 +191,8 @@ def _smoke_runs(request, tmp_path_factory) -> SmokeRuns:
 
         runs.threads = torch.get_num_threads()
         runs.start_lane()
-    return runs
+    yield runs
+    runs.stop_lane()
 
 
 @pytest.fixture(autouse=True)

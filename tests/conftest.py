@@ -74,12 +74,16 @@ class SmokeRuns:
 
     def __init__(self, root: Path, data_dir: Path | None):
         self.root, self.data_dir, self.done, self.lane = root, data_dir, {}, {}
-        self._pool, self._child = None, None
+        self._pool, self._child, self.threads = None, None, None
 
     def start_lane(self, notebooks=BACKGROUND_LANE) -> None:
-        """Start the background runs of ``notebooks`` (in order, one at a time)."""
+        """Start the background runs of ``notebooks`` (in order, one at a time); ``threads`` keeps this process's
+        torch threads for when the lane is done."""
         from concurrent.futures import ThreadPoolExecutor
 
+        import torch
+
+        self.threads = torch.get_num_threads()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="smoke-lane")
         self.lane = {notebook: self._pool.submit(self._run_in_child, notebook) for notebook in notebooks}
 
@@ -157,19 +161,19 @@ class SmokeRuns:
                     os.environ[name] = value
 
     def _run_in_child(self, notebook: str):
-        """:meth:`_run` in a child process (the background lane), with one thread per library."""
-        import json
+        """:meth:`_run` in a child process (the background lane: ``python -m proofbook run``), with one thread
+        per library."""
         import subprocess
         import sys
 
         source, folder, params, env, output = self._paths(notebook)
         env = {**{k: v for k, v in os.environ.items() if k not in LLM_VARIABLES}, **env, **ONE_THREAD}
-        code = ("import json, sys; from proofbook.cli import runner; "
-                "runner.run_notebook(sys.argv[1], json.loads(sys.argv[2]), output=sys.argv[3], progress=False)")
+        command = [sys.executable, "-m", "proofbook", "run", str(source), "--output", str(output)]
+        for name, value in params.items():
+            command += ["-p", name, str(value)]
         try:
-            self._child = subprocess.Popen([sys.executable, "-c", code, str(source), json.dumps(params), str(output)],
-                                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                           start_new_session=True)
+            self._child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                           text=True, start_new_session=True)
             _, stderr = self._child.communicate()
             if self._child.returncode != 0:
                 return RuntimeError(f"smoke run of {notebook} failed (background lane):\n{stderr[-4000:]}")
@@ -187,9 +191,6 @@ def _smoke_runs(request, tmp_path_factory):
     """The session's :class:`SmokeRuns`; its background lane starts with the first test of a whole-suite run."""
     runs = SmokeRuns(tmp_path_factory.mktemp("smoke-notebooks"), find_real_data())
     if runs.data_dir is not None and getattr(request.config, "_smoke_whole_book", False):
-        import torch
-
-        runs.threads = torch.get_num_threads()
         runs.start_lane()
     yield runs
     runs.stop_lane()

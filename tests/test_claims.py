@@ -57,6 +57,15 @@ def test_a_paired_row_and_its_interval_win_over_the_two_systems():
     assert claims.verdicts(with_test, [claim])[0].split == "test"       # the held-out split where present
 
 
+def test_a_timing_claim_reads_its_interval_and_can_be_inconclusive():
+    flat = claims.claim("C2c-latency-flat")
+    growth = ("hover-scaling", "dev", "admiral", "latency_growth_per_doubling")
+    for low, high, code in ((1.1, 1.6, INCONCLUSIVE), (1.05, 1.25, HOLDS), (1.35, 1.9, CONTRADICTED)):
+        found = claims.verdicts({flat.a.notebook: rows((*growth, 1.3, 10), (*growth[:3], growth[3] + ":ci95_low", low, 10),
+                                                       (*growth[:3], growth[3] + ":ci95_high", high, 10))}, [flat])[0]
+        assert (found.code, found.low, found.high) == (code, low, high)
+
+
 def test_every_claim_is_decided_on_the_committed_results_and_a_missing_row_makes_it_untested():
     committed = claims.load_rows(COMMITTED)
     found = {v.claim.id: v for v in claims.verdicts(committed)}

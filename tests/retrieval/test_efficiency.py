@@ -4,7 +4,7 @@ import pytest
 
 from proofbook.admiral.retrieval.efficiency import (TitleStatistics, admiral_index, filler_pages, filler_titles,
                                                     grown_corpora)
-from proofbook.admiral.retrieval.scaling import extrapolate, log_log_slope, simulated_vectors
+from proofbook.admiral.retrieval.scaling import Timings, extrapolate, latency_growth, log_log_slope, simulated_vectors
 from proofbook.core.corpus import Corpus
 from proofbook.index.bm25 import tokenize
 
@@ -116,6 +116,20 @@ def test_log_log_slope_and_extrapolation():
         log_log_slope([1], [1.0])
 
 
+@pytest.mark.unit
+def test_latency_growth_is_the_ratio_of_means_with_a_paired_interval_over_the_claims():
+    small = [1.0, 2.0, 1.5, 0.5, 1.2, 0.8, 1.1, 2.2, 0.9, 1.4]
+    doubled = Timings(claim_seconds={"x1": small, "x2": [2 * s for s in small]})
+    assert latency_growth(doubled, "x2", "x1") == pytest.approx((2.0, 2.0, 2.0))   # every resample: exactly 2x
+    noisy = Timings(claim_seconds={"x1": small, "x2": [s * f for s, f in zip(small, [1, 2] * 5)]})
+    value, low, high = latency_growth(noisy, "x2", "x1", seed=3)
+    assert value == pytest.approx(sum(noisy.claim_seconds["x2"]) / sum(small))
+    assert 1.0 <= low < value < high <= 2.0
+    assert latency_growth(noisy, "x2", "x1", seed=3) == (value, low, high)         # the same for the same seed
+    with pytest.raises(ValueError, match="same claims"):
+        latency_growth(Timings(claim_seconds={"x1": small, "x2": small[:3]}), "x2", "x1")
+
+
 @pytest.mark.notebook
 def test_efficiency_chapter_smoke_writes_every_size_and_the_exponents(smoke_run):
     run = smoke_run("admiral/03_efficiency")
@@ -135,7 +149,10 @@ def test_efficiency_chapter_smoke_writes_every_size_and_the_exponents(smoke_run)
         assert (dataset, "dense-mdr", "index_bytes_ratio_to_admiral") in rows
     for system in ("admiral", "dense-mdr", "dense-mdr-ivf"):
         assert {("hover-scaling", system, "latency_exponent"), ("hover-scaling", system, "index_bytes_exponent")} <= set(rows)
-    assert ("hover-scaling", "admiral", "latency_growth_from_x4") in rows
+    for metric in ("latency_growth_per_doubling", "latency_growth_from_x4"):
+        value = rows["hover-scaling", "admiral", metric]["value"]
+        low, high = (rows["hover-scaling", "admiral", metric + bound]["value"] for bound in (":ci95_low", ":ci95_high"))
+        assert low <= value <= high, metric
     assert rows["synthetic-2k", "bm25-fast", "top10_agreement"]["value"] == 1.0
     assert ("wikipedia-5.4m-extrapolated", "admiral", "index_bytes") in rows
     if ("hover", "bm25-lucene", "recall@10") not in rows:

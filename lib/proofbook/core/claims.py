@@ -289,13 +289,16 @@ REGISTRY: tuple[Claim, ...] = (
           "Aly & Vlachos 2022, §5.3: 2 min 32 s against 290 min for Baleen; threshold 1x (faster at all)",
           "admiral/03_efficiency", Ref(_EFF, "hover-x1", "admiral", "index_build_s"), 290 / 2.53),
     Claim("C2c-latency-flat", "admiral", "latency per claim stays flat when the knowledge base doubles",
-          "ratio", Ref(_EFF, "hover-x2", "admiral", "latency_s_per_claim"), "<", 1.3,
-          "Aly & Vlachos 2022, §5.3: 2.87 s to 2.88 s for twice HoVer's KB; threshold: at most 1.3x per doubling",
-          "admiral/03_efficiency", Ref(_EFF, "hover-x1", "admiral", "latency_s_per_claim"), 2.88 / 2.87),
+          "value", Ref(_EFF, "hover-scaling", "admiral", "latency_growth_per_doubling"), "<", 1.3,
+          "Aly & Vlachos 2022, §5.3: 2.87 s to 2.88 s for twice HoVer's KB; measured as mean latency on hover-x2 "
+          "over mean latency on hover-x1, the same claims, with a paired bootstrap interval over the claims; "
+          "threshold: at most 1.3x per doubling",
+          "admiral/03_efficiency", paper_value=2.88 / 2.87),
     Claim("C2d-latency-at-scale", "admiral", "latency per claim stays flat from 10^4 pages to a knowledge base "
           "25x larger", "value", Ref(_EFF, "hover-scaling", "admiral", "latency_growth_from_x4"), "<", 1.3,
           "Aly & Vlachos 2022, §5.3 (latency barely grows with the KB, O(n_dyn + |D|)); measured from hover-x4 "
-          "(9,016 pages) to the largest simulated size (250,000 pages by default); threshold 1.3x",
+          "(9,016 pages) to the largest simulated size (250,000 pages by default), with a paired bootstrap interval "
+          "over the claims; threshold 1.3x",
           "admiral/03_efficiency", paper_value=2.88 / 2.87),
     _diff("C3a-suff-vs-always", "admiral", "the natural-logic sufficiency rule decides better than "
           "calling every selection complete", _SUF, "hover", "suff-natlog", "suff-always", "suff_f1",

@@ -23,6 +23,14 @@ module builds one knowledge base per size (:func:`build_knowledge_base`; the cor
 
 **Interleaved timing.** Every knowledge base answers one warm-up claim first; then for each claim in turn
 every size answers it, so that a slow minute of a shared machine falls on every size alike.
+
+**Growth with an interval.** How much slower a larger knowledge base answers is the ratio of the mean
+latencies at two sizes on the same claims (:func:`latency_growth`); with a dozen timed claims that ratio
+depends on which claims were drawn (a claim whose top pages grow longer at the larger size costs more
+reranking), so it comes with a 95% paired bootstrap interval over the claims
+(:mod:`proofbook.core.intervals`): every resample draws the same claims at both sizes.  The interval
+covers the choice of claims, not the machine's own timing noise, which interleaving spreads over both
+sizes.
 """
 from __future__ import annotations
 
@@ -40,6 +48,7 @@ from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig
 from proofbook.admiral.retrieval.pretraining import title_mentions
 from proofbook.admiral.retrieval.tasks import RetrievalTask
 from proofbook.core.corpus import Corpus
+from proofbook.core.intervals import interval
 from proofbook.index.dense import DenseIndex, page_text
 from proofbook.index.vector_search import HNSWSearch, IVFSearch, exact_search, recall_vs_exact
 
@@ -141,6 +150,7 @@ class Timings:
 
     rows: dict = field(default_factory=dict)        # (dataset, system, metric) -> (value, n)
     rankings: dict = field(default_factory=dict)    # dataset -> [ranked titles per claim]
+    claim_seconds: dict = field(default_factory=dict)   # dataset -> [AdMIRaL's seconds for each claim]
 
 
 def time_knowledge_bases(bases: Sequence[KnowledgeBase], claims: Sequence, k: int = 10) -> Timings:
@@ -165,12 +175,14 @@ def time_knowledge_bases(bases: Sequence[KnowledgeBase], claims: Sequence, k: in
     seconds = {(base.name, system): 0.0 for base in bases
                for system in ("admiral", "dense-mdr", base.approximate_system)}
     rankings: dict[str, list] = {base.name: [] for base in bases}
+    claim_seconds: dict[str, list] = {base.name: [] for base in bases}
     sentences = {base.name: 0 for base in bases}
     for claim in claims:
         for base in bases:
             start = time.perf_counter()
             trace = base.retriever.retrieve(claim.claim)
-            seconds[base.name, "admiral"] += time.perf_counter() - start
+            claim_seconds[base.name].append(time.perf_counter() - start)
+            seconds[base.name, "admiral"] += claim_seconds[base.name][-1]
             rankings[base.name].append(trace.ranking())
             sentences[base.name] += reranked_sentences(trace, base.corpus)
             for system, searcher in (("dense-mdr", None), (base.approximate_system, base.approximate)):
@@ -179,7 +191,7 @@ def time_knowledge_bases(bases: Sequence[KnowledgeBase], claims: Sequence, k: in
                 base.dense.multi_hop(claim.claim, k=k)
                 seconds[base.name, system] += time.perf_counter() - start
             base.dense.use_approximate(None)
-    out = Timings(rankings=rankings)
+    out = Timings(rankings=rankings, claim_seconds=claim_seconds)
     n = len(claims)
     for base in bases:
         for system in ("admiral", "dense-mdr", base.approximate_system):
@@ -193,6 +205,18 @@ def time_knowledge_bases(bases: Sequence[KnowledgeBase], claims: Sequence, k: in
         out.rows[base.name, base.approximate_system, "recall_vs_exact@10"] = (
             recall_vs_exact(exact_search(base.dense.embeddings, queries, k), base.approximate.search(queries, k)), n)
     return out
+
+
+def latency_growth(timings: Timings, larger: str, smaller: str, seed: int = 0) -> tuple[float, float, float]:
+    """``(ratio, low, high)``: AdMIRaL's mean latency on ``larger`` over its mean latency on ``smaller`` (the same
+    claims, timed interleaved by :func:`time_knowledge_bases`), with the 95% paired bootstrap interval over
+    the claims (every resample draws the same claims at both sizes)."""
+    a = np.asarray(timings.claim_seconds[larger], dtype=float)
+    b = np.asarray(timings.claim_seconds[smaller], dtype=float)
+    if a.shape != b.shape or not len(a):
+        raise ValueError(f"latency_growth needs the same claims timed on {larger} and {smaller}")
+    low, high = interval(lambda idx: a[idx].sum() / b[idx].sum(), len(a), seed)
+    return float(a.sum() / b.sum()), low, high
 
 
 def bm25_distraction(base: KnowledgeBase, claims: Sequence, filler: set[str], k: int = 10) -> dict:

@@ -162,6 +162,22 @@ def test_tree_file_missing_field_and_bad_bytes(tmp_path):
 
 
 @pytest.mark.unit
+def test_tree_file_keeps_and_counts_a_repeated_id(tmp_path):
+    # the official v2 test files (tasks 1-3) repeat Mercury_SC_405304 on two consecutive lines, two trees
+    other = tree_obj("t1", answer="chilly", hypothesis="snow feels chilly")
+    path = write_jsonl(tmp_path / "entailmentbank" / "dataset__task_1__test.jsonl",
+                       tree_obj("t0"), tree_obj("t1"), other)
+    trees = read_entailmentbank(tmp_path, "test", 1)
+    assert [(t.id, t.hypothesis) for t in trees] == [("t0", HYPOTHESIS), ("t1", HYPOTHESIS), ("t1", "snow feels chilly")]
+    assert [len(one_step_entailments(t)) for t in trees] == [2, 2, 2]
+    assert trees.irregular.counts == {"duplicate id": 1} and trees.skipped.total == 0
+    assert trees.irregular.examples["duplicate id"] == ["t1 (lines 2, 3)"]
+    assert path.name in str(trees.irregular)
+    [row] = describe(tmp_path)
+    assert row["records"] == 3 and "duplicate id x1 (kept)" in row["detail"]
+
+
+@pytest.mark.unit
 def test_read_entailmentbank_names(tmp_path):
     write_jsonl(tmp_path / "entailmentbank" / "dataset__task_2__test.jsonl", tree_obj())
     assert len(read_entailmentbank(tmp_path, "test", task=2)) == 1
@@ -269,6 +285,39 @@ def test_real_dev_trees(real_data_dir):
     for tree in tasks[1]:
         official = {k: v for k, v in tree.meta["intermediate_conclusions"].items() if k != tree.meta["hypothesis_id"]}
         assert tree.intermediates == official, tree.id
+
+
+def real_lines_with_a_repeated_id(real_data_dir: Path, task: int) -> tuple[list[str], int]:
+    """The real dev file's lines of ``task`` with line i+1's id replaced by line i's (two consecutive lines,
+    two different trees: what the official test release does with ``Mercury_SC_405304``); returns (lines, i)."""
+    source = real_data_dir / "entailmentbank" / f"dataset__task_{task}__dev.jsonl"
+    if not source.is_file():
+        pytest.skip(f"{source} is absent")
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first = 10
+    objs = [json.loads(line) for line in lines[first:first + 2]]
+    assert objs[0]["id"] != objs[1]["id"] and objs[0]["hypothesis"] != objs[1]["hypothesis"]
+    objs[1]["id"] = objs[0]["id"]
+    lines[first + 1] = json.dumps(objs[1])
+    return lines, first
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("task", [1, 2, 3])
+def test_real_tree_file_with_a_repeated_id_reads(real_data_dir, tmp_path, task):
+    lines, first = real_lines_with_a_repeated_id(real_data_dir, task)
+    path = tmp_path / "entailmentbank" / f"dataset__task_{task}__test.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    trees = read_entailmentbank(tmp_path, "test", task)
+    dev = read_entailmentbank(real_data_dir, "dev", task)
+    assert len(trees) == len(dev) == 187
+    repeated = dev[first].id
+    assert [t.hypothesis for t in trees if t.id == repeated] == [dev[first].hypothesis, dev[first + 1].hypothesis]
+    assert trees.irregular.counts == {"duplicate id": 1}
+    assert trees.irregular.examples["duplicate id"] == [f"{repeated} (lines {first + 1}, {first + 2})"]
+    if task == 1:
+        assert sum(len(one_step_entailments(t)) for t in trees) == 597  # nothing dropped
 
 
 def _unordered(entailments):

@@ -91,9 +91,13 @@ def parse_cached_subquestions(path: os.PathLike | str) -> RecordMap:
     ``{"example_id", "questions": "<one a line>"}`` (ICL) or ``{"example_id", "subquestions":
     ["<q1>, <q2>, ..."]}`` (fine-tuned GPT).  Numbering and bullets are removed; lines that are no
     question -- a preamble ending in ``:`` or an echoed ``Claim:``/``Questions:`` line -- and repeated
-    questions are dropped and counted in ``.skipped``.  An empty ``questions`` text, an empty
-    ``subquestions`` list or an empty text in it is a :class:`DataError`; a record whose lines are all
-    preambles is kept with no question and counted in ``.irregular`` (``"no question"``).
+    questions are dropped and counted in ``.skipped``, and so is an empty text inside a ``subquestions``
+    list (``"empty subquestions text"``).  A record that gives no question -- all its lines are
+    preambles, its ``questions`` text is empty, or its ``subquestions`` list is empty or holds only
+    empty texts -- is kept with no question and counted in ``.irregular`` (``"no question"``): these
+    files are LLM outputs, and an empty generation is a valid (if useless) output that their generator
+    could write (ardandirin/factcheck-with-llm re-runs claims whose questions came back empty).  A missing or
+    ``null`` field, or a value of the wrong JSON type, is a :class:`DataError`.
     """
     path = Path(path)
     skipped = SkipReport(str(path))
@@ -103,7 +107,7 @@ def parse_cached_subquestions(path: os.PathLike | str) -> RecordMap:
         if example_id in questions:
             raise DataError(path, line, "example_id", f"duplicate id {example_id}")
         kept: list[str] = []
-        for candidate in _raw_questions(record, path, line):
+        for candidate in _raw_questions(record, path, line, skipped):
             if _PREAMBLE.search(candidate):
                 skipped.add("preamble line", f"line {line}")
             elif candidate in kept:
@@ -116,17 +120,18 @@ def parse_cached_subquestions(path: os.PathLike | str) -> RecordMap:
     return questions
 
 
-def _raw_questions(record: dict, path: Path, line: int) -> Iterator[str]:
+def _raw_questions(record: dict, path: Path, line: int, skipped: SkipReport) -> Iterator[str]:
     if "subquestions" in record:
-        texts = require(record, "subquestions", path, line, list)
+        texts = require(record, "subquestions", path, line, list, nonempty=False)
         for index, text in enumerate(texts):
             if not isinstance(text, str):
                 raise DataError(path, line, f"subquestions[{index}]", f"expected str, found {type(text).__name__}")
             if not text.strip():
-                raise DataError(path, line, f"subquestions[{index}]", "empty")
+                skipped.add("empty subquestions text", f"line {line}")
+                continue
             yield from split_question_list(text)
     elif "questions" in record:
-        text = require(record, "questions", path, line)
+        text = require(record, "questions", path, line, nonempty=False)
         for part in text.split("\n"):
             if clean_question(part):
                 yield clean_question(part)

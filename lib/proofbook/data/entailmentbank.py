@@ -16,7 +16,9 @@ Official formats read here (folder ``entailmentbank``, repository paths with ``/
   depth_of_proof, length_of_proof, full_text_proof, meta{...}}``.  Task 1 gives the gold premises
   only, task 2 adds distractors (25 sentences), task 3 gives 25 sentences retrieved from WorldTree
   and *no* proof (``proof`` is empty, no depth or length): its trees have no steps.  Only ``dev`` is
-  in the shared copy (``train`` is too large, ``test`` is held back).
+  in the shared copy (``train`` is too large, ``test`` is held back).  The official test files repeat
+  one id (``Mercury_SC_405304``, two consecutive lines, two different trees): both are kept and
+  counted in ``.irregular``.
 * ``data__processed_data__angles__task_{1,2}__train.jsonl`` -- the same train questions in the
   model's text-to-text form ``{id, input, output, angle}``: input ``"$proof$ ; $question$ = ... ;
   $answer$ = ... ; $hypothesis$ = ... ; $context$ = sent1: ..."`` and output ``"$proof$ = <proof>"``
@@ -41,7 +43,7 @@ from typing import Iterable
 from proofbook.core.corpus import Corpus
 from proofbook.data._entailment_text import (HYPOTHESIS, ProofStep, check_proof, parse_context, parse_proof,
                                              parse_slots, proof_depth)
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_object,
+from proofbook.data.base import (DataError, Records, SkipReport, check_split, dataset_file, iter_json_object,
                                  iter_jsonl, require, require_records, resolve_data_dir)
 
 FOLDER = "entailmentbank"
@@ -155,11 +157,14 @@ def parse_entailmentbank_file(path: os.PathLike | str, task: int | None = None) 
 
     An empty ``proof`` (task 3) gives a tree without steps (an error where ``length_of_proof`` counts
     steps).  ``length_of_proof``, where given, must equal the number of steps.  A repeated ``id`` is
-    a :class:`DataError`.
+    kept and counted in ``.irregular`` ("duplicate id", with both lines), as in
+    :func:`parse_entailmentbank_train_file`: the official v2 test release (tasks 1-3) repeats
+    ``Mercury_SC_405304`` on two consecutive lines with two different trees, and both are evaluated.
+    Code downstream therefore must not key trees by ``id`` alone.
     """
     path = Path(path)
     trees = Records(skipped=SkipReport(source=path.name), irregular=SkipReport(source=path.name, kept=True))
-    ids = UniqueIds(path, "id")
+    seen: dict[str, int] = {}
     for line, obj in iter_jsonl(path):
         tree_id = require(obj, "id", path, line)
         hypothesis = require(obj, "hypothesis", path, line).strip()
@@ -172,7 +177,9 @@ def parse_entailmentbank_file(path: os.PathLike | str, task: int | None = None) 
         if length is not None and length != len(steps):
             raise DataError(path, line, "length_of_proof", f"{length}, but the proof has {len(steps)} steps")
         meta = require(obj, "meta", path, line, kind=dict, nonempty=False) if "meta" in obj else {}
-        ids.check(tree_id, line)
+        if tree_id in seen:
+            trees.irregular.add("duplicate id", f"{tree_id} (lines {seen[tree_id]}, {line})")
+        seen.setdefault(tree_id, line)
         trees.append(EntailmentTree(
             id=tree_id, question=require(obj, "question", path, line).strip(),
             answer=require(obj, "answer", path, line).strip(), hypothesis=hypothesis, context=context,

@@ -61,7 +61,7 @@ def test_a_results_file_names_its_data_by_content_and_relative_path(tmp_path, mo
 def good_file(**changes) -> dict:
     data = {"notebook": "introduction/00_introduction", "git_commit": CLEAN, "params": {"data_dir": "."},
             "input_digest": {"source": "x", "library": {}, "params": {}, "data": {}}, "environment": {},
-            "rows": [{"dataset": "d", "split": "dev", "system": "s", "metric": "m", "value": 0.5, "n": 2}]}
+            "complete": True, "rows": [{"dataset": "d", "split": "dev", "system": "s", "metric": "m", "value": 0.5, "n": 2}]}
     data.update(changes)
     return {k: v for k, v in data.items() if v is not ...}
 
@@ -71,6 +71,8 @@ def good_file(**changes) -> dict:
     (good_file(input_digest=...), "missing field 'input_digest'"),
     (good_file(git_commit=CLEAN + "-dirty"), "dirty work tree"),
     (good_file(git_commit="unknown"), "unknown commit"),
+    (good_file(complete=False), "unfinished: the run that wrote it stopped before its last cell"),
+    (good_file(complete=...), "missing field 'complete'"),
     (good_file(params={"data_dir": "/work/shared/data"}), "absolute path '/work/shared/data' at params.data_dir"),
     (good_file(rows=[{"dataset": "d", "split": "dev", "system": "s", "metric": "m", "value": 0.5}]), "row 0: missing"),
     (good_file(input_digest={"source": "x"}), "input_digest: missing 'library'"),

@@ -138,9 +138,10 @@ def test_a_wrong_value_is_refused_before_anything_runs(notebook, tmp_path, name,
 
 def test_the_command_line_refuses_a_wrong_value(notebook, tmp_path):
     output = tmp_path / "nb.ipynb"
-    with pytest.raises(ValueError, match=r"parameter limit='abc' refused: expected int"):
-        main(["run", str(notebook), "-p", "limit", "abc", "--output", str(output)])
+    assert main(["run", str(notebook), "-p", "limit", "abc", "--output", str(output)]) == 2
     assert not output.exists()
+    with pytest.raises(ValueError, match=r"parameter limit='abc' refused: expected int"):    # --debug: the error
+        main(["--debug", "run", str(notebook), "-p", "limit", "abc", "--output", str(output)])
 
 
 def test_runner_refuses_unknown_parameter_and_missing_cell(tmp_path):

@@ -14,12 +14,31 @@
   ``make book`` cached (see :mod:`proofbook.cli.explain`).
 
 Each command imports its module when it runs (heavy and optional: ``run`` needs papermill, ``explain`` a
-paper's models), so ``python -m proofbook --help`` answers at once.
+paper's models), so ``python -m proofbook --help`` answers at once; ``COMMAND --help`` describes each.
+
+**Errors.**  A refused input (a wrong parameter or split, a missing notebook or data directory, malformed
+data, a results folder in use by another run, a full disk or a read-only folder) is one line on stderr,
+``proofbook <command>: <what is wrong>``, and exit status 2; a notebook whose cell fails is one line naming
+the cell and its error, and exit status 1 (the executed copy shows the whole traceback); Ctrl-C is exit
+status 130.  ``--debug`` (before the command) shows Python's traceback instead; other errors are bugs and
+always show it.
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
+
+#: errno values of an ``OSError`` that is the environment's answer, not a bug: reported in one line
+_ENVIRONMENT_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.ENOENT,
+                       errno.ENOTDIR, errno.EISDIR}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors in one line (``prog: error: ...``, exit 2) instead of usage plus the error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _parameters(pairs) -> dict:
@@ -29,8 +48,9 @@ def _parameters(pairs) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default: the command line) and run its command; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m proofbook", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="python -m proofbook", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show Python's traceback for a refused input")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = commands.add_parser("run", help="execute one notebook with papermill")
     run.add_argument("notebook")
@@ -61,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                       "can leave a table empty")
 
     explain = commands.add_parser("explain", help="one claim or question through a paper's method, step by step")
-    papers = explain.add_subparsers(dest="paper", required=True)
+    papers = explain.add_subparsers(dest="paper", required=True, parser_class=_Parser)
     admiral = papers.add_parser("admiral", help="AdMIRaL's retrieval loop and sufficiency proofs for a claim")
     admiral.add_argument("claim", help="the claim text")
     entailer = papers.add_parser("entailer", help="Entailer's entailment trees for a multiple-choice question")
@@ -77,6 +97,49 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("--seed", type=int, default=0)
 
     args = parser.parse_args(argv)
+    try:
+        return _command(args)
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print(f"proofbook {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # noqa: BLE001 - sorted below: refused input in one line, bugs with a traceback
+        kind = _refused(err)
+        if kind is None or args.debug:
+            raise
+        print(f"proofbook {args.command}: {_one_line(err)}", file=sys.stderr)
+        return 1 if kind == "failed" else 2
+
+
+def _refused(err: BaseException) -> str | None:
+    """``"refused"`` for an input or environment the command cannot use, ``"failed"`` for a notebook cell that
+    failed, None for anything else (a bug)."""
+    from proofbook.cli.locks import Busy
+    from proofbook.cli.parameters import ParameterError
+
+    if type(err).__name__ == "PapermillExecutionError":
+        return "failed"
+    if isinstance(err, (ParameterError, Busy, FileNotFoundError, NotADirectoryError)):
+        return "refused"
+    if isinstance(err, OSError) and err.errno in _ENVIRONMENT_ERRORS:
+        return "refused"
+    if isinstance(err, ValueError) and type(err).__name__ in ("DataError", "RefusedInput", "MissingModels"):
+        return "refused"
+    return None
+
+
+def _one_line(err: BaseException) -> str:
+    """The error in one line: a failed cell as ``cell [N] failed: Name: message`` (N: its execution count in the executed copy)."""
+    if type(err).__name__ == "PapermillExecutionError":
+        text = f"cell [{err.exec_count}] failed: {err.ename}: {err.evalue}"
+    else:
+        text = str(err)
+    return " ".join(text.split())
+
+
+def _command(args) -> int:
+    """Run the parsed command; returns the exit status."""
     if args.command == "run":
         from proofbook.cli.runner import run_notebook
 

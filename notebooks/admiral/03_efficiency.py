@@ -33,7 +33,7 @@
 
 # %% tags=["parameters"]
 data_dir: str | None = None
-split: str | None = None
+split: None = None   # this chapter takes no split: it reads fixed splits
 limit: int | None = None
 seed = 0
 smoke = False

@@ -44,8 +44,10 @@
 # chosen on training claims (below), because -0.9 is calibrated to ProoFVer's BART-large.
 
 # %% tags=["parameters"]
+from typing import Literal
+
 data_dir: str | None = None
-split: str | None = None
+split: Literal["dev"] | None = None   # the evaluation splits this chapter can take
 limit: int | None = None
 seed = 0
 smoke = False

@@ -37,8 +37,10 @@
 # training time is shown below (zero when loaded from the cache).
 
 # %% tags=["parameters"]
+from typing import Literal
+
 data_dir: str | None = None
-split: str | None = None
+split: Literal["dev", "test"] | None = None   # the evaluation splits this chapter can take
 limit: int | None = None
 seed = 0
 smoke = False

@@ -39,8 +39,10 @@
 # runs are cached too.  A clean run takes the training time plus the evaluation time reported below.
 
 # %% tags=["parameters"]
+from typing import Literal
+
 data_dir: str | None = None
-split: str | None = None
+split: Literal["dev", "test"] | None = None   # the evaluation splits this chapter can take
 limit: int | None = None
 seed = 0
 smoke = False

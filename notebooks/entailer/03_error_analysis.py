@@ -19,8 +19,10 @@
 # the cache is empty), then re-runs the questions once with the memory.
 
 # %% tags=["parameters"]
+from typing import Literal
+
 data_dir: str | None = None
-split: str | None = None
+split: Literal["dev", "test"] | None = None   # the evaluation splits this chapter can take
 limit: int | None = None
 seed = 0
 smoke = False

@@ -39,8 +39,10 @@
 # predictions are cached too.
 
 # %% tags=["parameters"]
+from typing import Literal
+
 data_dir: str | None = None
-split: str | None = None
+split: Literal["dev", "test", "valid"] | None = None   # the evaluation splits this chapter can take
 limit: int | None = None
 seed = 0
 smoke = False

@@ -12,8 +12,10 @@
 # or rebuilt with the same settings).
 
 # %% tags=["parameters"]
+from typing import Literal
+
 data_dir: str | None = None
-split: str | None = None
+split: Literal["dev", "test", "valid"] | None = None   # the evaluation splits this chapter can take
 limit: int | None = None
 seed = 0
 smoke = False

@@ -4,8 +4,9 @@ Two levels:
 
 * ``check --structure`` (quick, no data needed; ``make test`` runs it on the results of the smoke
   runs) fails, naming the file, on a results file that is not JSON, lacks a field (``notebook``,
-  ``git_commit``, ``params``, ``input_digest``, ``environment``, ``rows``, or a row's field), was
-  computed in a dirty work tree or at an unknown commit, or holds an absolute path; and on a name that a
+  ``git_commit``, ``params``, ``input_digest``, ``environment``, ``complete``, ``rows``, or a row's field),
+  comes from a run that did not finish (``complete`` not true), was computed in a dirty work tree or at an
+  unknown commit, or holds an absolute path; and on a name that a
   chapter's text shows with ``{glue:text}`` (or ``{glue:}``, ``{glue:figure}``, ...) but that no code cell of
   that chapter glues; and on a claim of :data:`proofbook.core.claims.REGISTRY` that names a row its
   notebook's results file does not hold.
@@ -29,7 +30,7 @@ from proofbook.core.paths import PROJECT_ROOT
 from proofbook.core.paths import resolve_data_dir
 from proofbook.core.results import ROW_FIELDS, Row
 
-FILE_FIELDS = ("notebook", "git_commit", "params", "input_digest", "environment", "rows")
+FILE_FIELDS = ("notebook", "git_commit", "params", "input_digest", "environment", "complete", "rows")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 #: a glue reference in a chapter's text: {glue:text}`name`, {glue:}`name:format`, {glue:figure}`name`
 _GLUE_USE = re.compile(r"\{glue(?::[a-z]*)?\}`([^`:]+)(?::[^`]*)?`")
@@ -70,6 +71,9 @@ def structure_problems(path: Path) -> list[str]:
             Row(**{name: row[name] for name in ROW_FIELDS})
         except (TypeError, ValueError) as err:
             problems.append(f"row {index}: {err}")
+    if "complete" in data and data["complete"] is not True:
+        problems.append("unfinished: the run that wrote it stopped before its last cell (killed, interrupted or "
+                        "failed), or ran outside `python -m proofbook run`; rerun it")
     commit = data.get("git_commit")
     if "git_commit" in data and not (isinstance(commit, str) and _COMMIT.match(commit)):
         reason = "a dirty work tree" if isinstance(commit, str) and commit.endswith("-dirty") else "an unknown commit"

@@ -15,7 +15,10 @@ expected type:
 - int: an integer, not a bool (text: digits with an optional sign).  Every int parameter is a count,
   a seed or an index, so it must be non-negative, unless its default is negative;
 - float: an int or a float, finite (text: a number);
-- str: a string, taken as it is;
+- str: a string, taken as it is; an annotation ``Literal["dev", "test"]`` (optionally ``| None``) lists the
+  only strings allowed, and the annotation ``None`` allows nothing but None (a chapter's ``split`` says so:
+  ``split: Literal["dev", "test"] | None = None`` names the evaluation splits the chapter can take, ``split:
+  None = None`` says it takes none);
 - ``None``, or the text ``None``: only where the parameter allows it (``X | None``);
 - folders, given relative to the project root (where the notebooks run) or absolute: an input
   folder (:data:`INPUT_FOLDERS`, ``data_dir``) must exist; an output folder (:data:`OUTPUT_FOLDERS`,
@@ -66,6 +69,8 @@ class Parameter:
     type: type
     optional: bool = False
     default: Any = None
+    #: the only values allowed (a ``Literal[...]`` annotation); ``()`` with ``optional``: None only
+    choices: tuple[str, ...] | None = None
 
     @property
     def non_negative(self) -> bool:
@@ -76,6 +81,11 @@ class Parameter:
         """The expected type in words, e.g. ``int | None (a non-negative integer, or None)``."""
         kind = {bool: "True or False", int: "a non-negative integer" if self.non_negative else "an integer",
                 float: "a finite number", str: "a string"}[self.type]
+        if self.choices == ():
+            return "None (the notebook takes no value for it)"
+        if self.choices is not None:
+            annotation = f"Literal{list(self.choices)}" + (" | None" if self.optional else "")
+            return f"{annotation} (one of {', '.join(self.choices)}{', or None' if self.optional else ''})"
         if self.name in INPUT_FOLDERS:
             kind = "an existing folder"
         elif self.name in OUTPUT_FOLDERS:
@@ -143,6 +153,8 @@ def parse_value(parameter: Parameter, value: Any, notebook: str = "notebook") ->
         value = os.fspath(value)
     if not isinstance(value, str):
         raise refuse()
+    if parameter.choices is not None and value not in parameter.choices:
+        raise refuse()
     if name in INPUT_FOLDERS | OUTPUT_FOLDERS:
         if not value.strip():
             raise refuse(f"{parameter.describe()}, not an empty path")
@@ -153,15 +165,30 @@ def parse_value(parameter: Parameter, value: Any, notebook: str = "notebook") ->
     return value
 
 
-def _annotation(node: ast.expr, where: str, name: str) -> tuple[type, bool]:
-    """``(type, optional)`` of an annotation: ``int``, ``str | None``, ``Optional[float]``, ``"int | None"``."""
+def _literal(node: ast.expr) -> tuple[str, ...] | None:
+    """The strings of ``Literal["a", "b"]`` (or ``typing.Literal[...]``), else None."""
+    if not (isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("Literal", "typing.Literal")):
+        return None
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if not items or not all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+        return None
+    return tuple(i.value for i in items)
+
+
+def _annotation(node: ast.expr, where: str, name: str) -> tuple[type, bool, tuple[str, ...] | None]:
+    """``(type, optional, choices)`` of an annotation: ``int``, ``str | None``, ``Optional[float]``, ``"int | None"``,
+    ``Literal["dev", "test"] | None`` (choices ``("dev", "test")``), ``None`` (a str allowing None only: choices ``()``)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
             return _annotation(ast.parse(node.value, mode="eval").body, where, name)
         except SyntaxError:
             pass
+    if isinstance(node, ast.Constant) and node.value is None:
+        return str, True, ()
     if isinstance(node, ast.Name) and node.id in _TYPES:
-        return _TYPES[node.id], False
+        return _TYPES[node.id], False, None
+    if _literal(node) is not None:
+        return str, False, _literal(node)
     members = None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         members = [node.left, node.right]
@@ -171,9 +198,11 @@ def _annotation(node: ast.expr, where: str, name: str) -> tuple[type, bool]:
         concrete = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
         if len(concrete) == 1 and len(members) == 2 and isinstance(concrete[0], ast.Name) \
                 and concrete[0].id in _TYPES:
-            return _TYPES[concrete[0].id], True
+            return _TYPES[concrete[0].id], True, None
+        if len(concrete) == 1 and len(members) == 2 and _literal(concrete[0]) is not None:
+            return str, True, _literal(concrete[0])
     raise ParameterError(f"{where}: parameter {name}: unsupported annotation {ast.unparse(node)!r}; "
-                         "use bool, int, float or str, optionally with | None")
+                         "use bool, int, float, str or Literal[\"a\", \"b\"], optionally with | None")
 
 
 def _conforms(default: Any, kind: type, optional: bool) -> bool:
@@ -212,9 +241,10 @@ def _parameter(name: str, annotation: ast.expr | None, value: ast.expr | None, w
     except (ValueError, SyntaxError, TypeError):
         default = _NO_DEFAULT
     if annotation is not None:
-        kind, optional = _annotation(annotation, where, name)
-        spec = Parameter(name, kind, optional, None if default is _NO_DEFAULT else default)
-        if default is not _NO_DEFAULT and not _conforms(default, kind, optional):
+        kind, optional, choices = _annotation(annotation, where, name)
+        spec = Parameter(name, kind, optional, None if default is _NO_DEFAULT else default, choices)
+        if default is not _NO_DEFAULT and not (_conforms(default, kind, optional)
+                                               and (choices is None or default is None or default in choices)):
             raise ParameterError(f"{where}: parameter {name}: default {default!r} is not {spec.describe()}")
         return spec
     if default is None or default is _NO_DEFAULT:

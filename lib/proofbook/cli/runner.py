@@ -12,29 +12,55 @@ it read (:mod:`proofbook.core.provenance`).  A failed cell stops the run with a 
 
 Parameters are typed by the notebook's parameters cell and checked before any cell runs
 (:mod:`proofbook.cli.parameters` says how); ``run-all`` checks the values against every notebook before
-the first one runs.
+the first one runs.  A ``split`` must be one the chapter names in its parameters cell
+(``split: Literal["dev", "test"] | None``) and one whose files the data directory holds
+(:data:`SPLIT_FILES`); ``run-all -p split S`` gives ``S`` to the chapters that take it and runs the others
+as they are.  The output folders must be writable; every refusal happens before a kernel starts.
+
+A results file is marked complete (``"complete": true``) only when its notebook's last cell has run; a
+run that was killed or interrupted leaves it unfinished, and ``run-all`` and ``check`` treat an unfinished
+file as stale.  A second ``run-all`` on the same results folder, or a second ``run`` of the same notebook,
+is refused while the first is running (:mod:`proofbook.cli.locks`).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
+from proofbook.cli import locks
 from proofbook.cli.parameters import (INPUT_FOLDERS, OUTPUT_FOLDERS, STANDARD_PARAMETERS, Parameter, ParameterError,
                                       make_output_folders, parameter_specs, parse_value)
 from proofbook.core import provenance
 from proofbook.core.paths import PROJECT_ROOT
+from proofbook.core.results import mark_complete, write_json_atomic
 from proofbook.core.paths import resolve_data_dir
 
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
 STAMPS = PROJECT_ROOT / "_build" / "stamps"
 LIBRARY = PROJECT_ROOT / "lib" / "proofbook"
 
+#: for each chapter that takes a ``split``, the files (relative to the data directory) that hold each split it
+#: names; a split is present when at least one of its files is (the chapter evaluates the ones present)
+SPLIT_FILES: dict[str, dict[str, tuple[str, ...]]] = {
+    "admiral/02_experiments": {"dev": ("hover_multihop/hover_dev_release_v1.1.json",)},
+    "admiral/06_sufficiency": {"dev": ("hover_multihop/hover_dev_release_v1.1.json",)},
+    "wild/02_experiments": {"dev": ("claimdecomp/dev.jsonl",), "test": ("claimdecomp/test.jsonl", "liar/test.tsv"),
+                            "valid": ("liar/valid.tsv",)},
+    "wild/03_error_analysis": {"dev": ("claimdecomp/dev.jsonl",),
+                               "test": ("claimdecomp/test.jsonl", "liar/test.tsv"), "valid": ("liar/valid.tsv",)},
+    "entailer/01_method": {"dev": ("openbookqa/dev.tsv",), "test": ("openbookqa/test.tsv",)},
+    "entailer/02_experiments": {"dev": ("openbookqa/dev.tsv", "qasc/dev.jsonl", "entailmentbank/dataset__task_1__dev.jsonl"),
+                                "test": ("openbookqa/test.tsv", "entailmentbank/dataset__task_1__test.jsonl")},
+    "entailer/03_error_analysis": {"dev": ("openbookqa/dev.tsv",), "test": ("openbookqa/test.tsv",)},
+}
+
 __all__ = ["INPUT_FOLDERS", "LIBRARY", "NOTEBOOKS", "OUTPUT_FOLDERS", "STAMPS", "STANDARD_PARAMETERS", "Parameter",
-           "ParameterError", "book_notebooks", "check_parameters", "executed_path", "notebook_id", "parameter_specs",
-           "parse_value", "read_notebook", "run_all", "run_notebook", "up_to_date"]
+           "ParameterError", "SPLIT_FILES", "book_notebooks", "check_parameters", "executed_path", "notebook_id",
+           "parameter_specs", "parse_value", "read_notebook", "run_all", "run_notebook", "up_to_date"]
 
 
 def notebook_id(source: Path) -> str:
@@ -57,15 +83,15 @@ def read_notebook(source: Path):
 
     source = Path(source)
     if not source.is_file():
-        raise FileNotFoundError(f"{source}: no such notebook")
+        raise FileNotFoundError(f"{source}: no such notebook (the book's are under {NOTEBOOKS})")
     notebook = jupytext.read(source, fmt="py:percent")
     tagged = [c for c in notebook.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     if len(tagged) != 1:
-        raise ValueError(f"{source}: expected exactly one cell tagged 'parameters', found {len(tagged)}")
+        raise ParameterError(f"{source}: expected exactly one cell tagged 'parameters', found {len(tagged)}")
     specs = parameter_specs(tagged[0].source, str(source))
     missing = [name for name in STANDARD_PARAMETERS if name not in specs]
     if missing:
-        raise ValueError(f"{source}: the parameters cell does not define {missing}")
+        raise ParameterError(f"{source}: the parameters cell does not define {missing}")
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return notebook, specs
 
@@ -83,7 +109,43 @@ def check_parameters(source: str | os.PathLike, parameters: dict | None,
     unknown = sorted(set(parameters) - set(specs))
     if unknown:
         raise ParameterError(f"{source}: unknown parameter(s) {unknown}; the parameters cell defines {sorted(specs)}")
-    return {name: parse_value(specs[name], value, str(source)) for name, value in parameters.items()}
+    typed = {name: parse_value(specs[name], value, str(source)) for name, value in parameters.items()}
+    root = resolve_data_dir(typed.get("data_dir"))
+    if source.resolve().is_relative_to(NOTEBOOKS) and not root.is_dir():
+        raise ParameterError(f"{source}: no data directory: {root} is not a folder (run `make data`, set "
+                             "PROOFBOOK_DATA or pass -p data_dir DIR)")
+    if typed.get("split") is not None:
+        check_split_present(source, typed["split"], typed.get("data_dir"))
+    return typed
+
+
+def check_split_present(source: str | os.PathLike, split: str, data_dir: str | None) -> None:
+    """:class:`ParameterError` unless the data directory holds ``split`` for the chapter ``source`` (see
+    :data:`SPLIT_FILES`); the message names the splits that are present."""
+    files = SPLIT_FILES.get(notebook_id(Path(source)))
+    if files is None:
+        return                  # a notebook outside the book (a test's or a reader's own): its cell decides
+    root = resolve_data_dir(data_dir)
+    present = [name for name, paths in files.items() if any((root / p).is_file() for p in paths)]
+    if split not in present:
+        raise ParameterError(f"{source}: parameter split={split!r} refused: {root} holds no {split} files for this "
+                             f"chapter (looked for {', '.join(files.get(split, ()))}); splits present: "
+                             f"{', '.join(present) or 'none'}")
+
+
+def check_writable(source: Path, typed: dict) -> None:
+    """:class:`ParameterError` naming the folder when an output folder cannot be written (read-only, no access)."""
+    import tempfile
+
+    for name in sorted(OUTPUT_FOLDERS):
+        folder = Path(typed.get(name) or STANDARD_PARAMETERS[name])
+        folder = folder if folder.is_absolute() else PROJECT_ROOT / folder
+        try:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as err:
+            raise ParameterError(f"{source}: parameter {name}: cannot write to {folder} "
+                                 f"({err.strerror or err})") from None
 
 
 def executed_path(source: Path) -> Path:
@@ -92,20 +154,35 @@ def executed_path(source: Path) -> Path:
 
 
 def run_notebook(source: str | os.PathLike, parameters: dict | None = None, output: str | os.PathLike | None = None,
-                 log_output: bool = False, progress: bool = True, timeout: int | None = None) -> Path:
+                 log_output: bool = False, progress: bool = True, timeout: int | None = None,
+                 lock: bool = True) -> Path:
     """Execute one notebook with papermill; returns the path of the executed copy.
 
     ``parameters`` (command-line text or Python values) are typed and checked first
     (:func:`check_parameters`): an unknown name or a wrong value is a :class:`ParameterError`,
-    raised before anything is written or a kernel starts.  Output folders given are created.
+    raised before anything is written or a kernel starts.  Output folders given are created and must be
+    writable.  While it runs, the notebook's lock on the results folder is held (:func:`locks.hold`; a
+    :class:`locks.Busy` if another process holds it; ``lock=False`` when the caller holds the folder); after
+    its last cell, the results files it wrote are marked complete.
     """
-    import nbformat
-    import papermill
-
     source = Path(source).resolve()
     notebook, specs = read_notebook(source)
     typed = check_parameters(source, parameters, specs)
     make_output_folders(source, typed)
+    check_writable(source, typed)
+    if not lock:
+        return _execute(source, notebook, typed, output, log_output, progress, timeout)
+    with locks.hold(_results_dir(typed), notebook_id(source)):
+        return _execute(source, notebook, typed, output, log_output, progress, timeout)
+
+
+def _execute(source: Path, notebook, typed: dict, output, log_output: bool, progress: bool,
+             timeout: int | None) -> Path:
+    """Papermill's run of the converted ``notebook``, then its results files marked complete."""
+    import nbformat
+    import papermill
+
+    started = time.time()
     output = Path(output).resolve() if output else executed_path(source)
     output.parent.mkdir(parents=True, exist_ok=True)
     converted = output.with_name(f".{output.stem}.input.ipynb")
@@ -122,6 +199,9 @@ def run_notebook(source: str | os.PathLike, parameters: dict | None = None, outp
             os.environ.pop("PROOFBOOK_NOTEBOOK", None)
         else:
             os.environ["PROOFBOOK_NOTEBOOK"] = env_before
+    folder = _results_dir(typed)
+    for name in _results_written(source, folder, started):
+        mark_complete(folder / name)
     return output
 
 
@@ -173,10 +253,11 @@ def up_to_date(source: Path, parameters: dict) -> bool:
     for name in recorded["results"]:
         path = _results_dir(parameters) / name
         try:
-            digest = json.loads(path.read_text(encoding="utf-8"))["input_digest"]
+            data = json.loads(path.read_text(encoding="utf-8"))
+            digest = data["input_digest"]
         except (OSError, ValueError, KeyError):
             return False
-        if provenance.stale_parts(source, digest, data_dir):
+        if data.get("complete") is not True or provenance.stale_parts(source, digest, data_dir):
             return False
     return True
 
@@ -201,15 +282,41 @@ def _results_dir(parameters: dict) -> Path:
     return folder if folder.is_absolute() else PROJECT_ROOT / folder
 
 
+def _split_for_each(sources: list[Path], parameters: dict) -> dict[Path, dict]:
+    """``parameters`` per notebook for ``run-all``: a ``split`` goes to the chapters whose parameters cell names
+    it, the others run without one; a split that no chapter takes is a :class:`ParameterError`."""
+    split = parameters.get("split")
+    if split is None or str(split).strip() == "None":
+        return {source: parameters for source in sources}
+    takes = {source: read_notebook(source)[1]["split"].choices for source in sources}
+    takers = [s for s in sources if takes[s] is None or split in takes[s]]
+    if not takers:
+        named = sorted({c for choices in takes.values() for c in (choices or ())})
+        raise ParameterError(f"run-all: parameter split={split!r} refused: no chapter takes it "
+                             f"(the chapters take {', '.join(named)})")
+    without = {key: value for key, value in parameters.items() if key != "split"}
+    return {source: parameters if source in takers else without for source in sources}
+
+
 def run_all(parameters: dict | None = None, force: bool = False) -> list[tuple[Path, str, float]]:
     """Run every notebook of the book, skipping up-to-date ones; returns (notebook, status, seconds).
 
     A notebook is skipped when its last run used the same parameters and data files and the results it
-    wrote are not stale (:func:`up_to_date`).  The parameters are checked against every notebook
-    before the first one runs.
+    wrote are complete and not stale (:func:`up_to_date`).  The parameters are checked against every notebook
+    before the first one runs; the results folder is held for the whole run (:func:`locks.hold`).
     """
     sources = book_notebooks()
-    typed = {source: check_parameters(source, parameters) for source in sources}
+    given = _split_for_each(sources, dict(parameters or {}))
+    typed = {source: check_parameters(source, given[source]) for source in sources}
+    folders = {_results_dir(t) for t in typed.values()}
+    with contextlib.ExitStack() as held:
+        for folder in sorted(folders):
+            make_output_folders(sources[0], {"results_dir": str(folder)})
+            held.enter_context(locks.hold(folder))
+        return _run_each(sources, typed, force)
+
+
+def _run_each(sources: list[Path], typed: dict[Path, dict], force: bool) -> list[tuple[Path, str, float]]:
     report = []
     for source in sources:
         if not force and up_to_date(source, typed[source]):
@@ -218,14 +325,13 @@ def run_all(parameters: dict | None = None, force: bool = False) -> list[tuple[P
             continue
         print(f"[proofbook] {notebook_id(source)}: running", file=sys.stderr)
         started, start = time.time(), time.perf_counter()
-        run_notebook(source, typed[source])
+        run_notebook(source, typed[source], lock=False)
         seconds = time.perf_counter() - start
         written = _results_written(source, _results_dir(typed[source]), started)
-        stamp = STAMPS / f"{notebook_id(source)}.json"
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(json.dumps({"parameters": typed[source], "data_files": _data_listing(typed[source]),
-                                     "results": written, "seconds": round(seconds, 1),
-                                     "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}, default=str))
+        write_json_atomic(STAMPS / f"{notebook_id(source)}.json",
+                          json.loads(json.dumps({"parameters": typed[source], "data_files": _data_listing(typed[source]),
+                                                 "results": written, "seconds": round(seconds, 1),
+                                                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}, default=str)))
         print(f"[proofbook] {notebook_id(source)}: done in {seconds:.0f} s", file=sys.stderr)
         report.append((source, "ran", seconds))
     return report

@@ -74,18 +74,20 @@ def _changes(files: list[tuple[Path, dict]], data_dir: os.PathLike | str | None)
     stale: list[str] = []
     for _, data in files:
         source = provenance.notebook_source(data["notebook"])
+        if data.get("complete") is not True:
+            stale.append("unfinished: its run stopped before the last cell")
         stale += provenance.stale_parts(source, data.get("input_digest", {}), data_dir)
     return tuple(dict.fromkeys(stale))
 
 
 def _summary(files: list, changes: tuple[str, ...]) -> str:
-    """``yes``, ``no results`` or ``no: source, 3 library modules, 1 data file``."""
+    """``yes``, ``no results`` or ``no: unfinished, source, 3 library modules, 1 data file``."""
     if not files:
         return "no results"
     if not changes:
         return "yes"
     kinds = [change.split(":", 1)[0] for change in changes]
-    parts = ["source"] if "source" in kinds else []
+    parts = [kind for kind in ("unfinished", "source") if kind in kinds]
     for kind, unit in (("library", "library module"), ("data", "data file")):
         count = kinds.count(kind)
         if count:

@@ -15,7 +15,9 @@ codec (:mod:`proofbook.core.codecs`) says how the value is written into the entr
 **Publishing is one atomic rename, and the first writer wins.**  An entry is built in a private
 temporary folder in the cache root (``.building-<kind>-*``), given a ``manifest.json`` (size and
 sha256 of each file, and the config), and moved into place with one ``os.rename``: a build that fails
-leaves nothing behind, and a reader never sees half an entry.  Several processes may build the same
+leaves nothing behind, and a reader never sees half an entry (a process killed while building leaves only its ``.building-<kind>-<pid>-*``
+folder, which no reader opens and the next build removes once that process is gone; a write that fails, such as on a full disk, raises an ``OSError`` naming the
+entry).  Several processes may build the same
 key at once (two notebooks, or ``make -j``).  Renaming a folder onto an existing non-empty one fails,
 which tells a writer that another one got there first: if that entry verifies, it is kept, the
 writer's own copy is discarded and the writer returns the value it built (the same config and data,
@@ -191,6 +193,17 @@ def _remove_tree(path: Path) -> None:
             pass
 
 
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine (signal 0 tests without sending anything)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class ArtifactCache:
     """Folders ``<root>/<kind>/<key>/`` holding one built artifact each, with a manifest.
 
@@ -304,17 +317,21 @@ class ArtifactCache:
         """Build, save into a private temporary folder in the root, write the manifest, publish."""
         start = time.perf_counter()
         self.root.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f".building-{kind}-", dir=self.root))
+        self._sweep_abandoned()
+        scratch = Path(tempfile.mkdtemp(prefix=f".building-{kind}-{os.getpid()}-", dir=self.root))
         try:
             value = build()
-            save(value, scratch)
-            manifest = {"kind": kind, "key": key, "config": _canonical(config), "data": data_hash,
-                        "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                        "build_seconds": round(time.perf_counter() - start, 3),
-                        "files": _describe_files(scratch)}
-            (scratch / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            outcome = self._publish(scratch, entry)
+            try:
+                save(value, scratch)
+                manifest = {"kind": kind, "key": key, "config": _canonical(config), "data": data_hash,
+                            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                            "build_seconds": round(time.perf_counter() - start, 3),
+                            "files": _describe_files(scratch)}
+                (scratch / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
+                entry.parent.mkdir(parents=True, exist_ok=True)
+                outcome = self._publish(scratch, entry)
+            except OSError as err:   # a full disk or a read-only cache: say which entry, keep no half of it
+                raise OSError(err.errno, f"cannot store cache entry {entry}: {err.strerror or err}") from err
         finally:
             if scratch.exists():  # a failed build, or another writer's entry was kept
                 shutil.rmtree(scratch, ignore_errors=True)
@@ -324,6 +341,14 @@ class ArtifactCache:
             self.stats["raced"] += 1
             logger.info("cache entry %s was published by another process meanwhile; keeping it", entry)
         return value
+
+    def _sweep_abandoned(self) -> None:
+        """Delete the ``.building-<kind>-<pid>-*`` folders of builders that no longer run (killed mid-build)."""
+        for folder in self.root.glob(".building-*"):
+            pid = re.search(r"-(\d+)-[^-]*$", folder.name)
+            if pid is None or _alive(int(pid.group(1))):
+                continue
+            _remove_tree(folder)
 
     def _publish(self, scratch: Path, entry: Path) -> str:
         """Move ``scratch`` to ``entry`` with one rename: ``"stored"``, ``"theirs"`` or ``"not stored"``.

@@ -1,13 +1,16 @@
 """Result rows: the one file format every experiment writes and every table, figure and test reads.
 
 The contract: ``{results_dir}/{paper}/{stem}.json`` holds ``{"notebook", "git_commit", "params",
-"input_digest", "environment", "rows"}`` (the digest and environment say what the numbers depend on
-and where they were measured, see :mod:`proofbook.core.provenance`; paths are relative to the data
+"input_digest", "environment", "complete", "rows"}`` (the digest and environment say what the numbers depend
+on and where they were measured, see :mod:`proofbook.core.provenance`; paths are relative to the data
 directory); each row is
 ``{"dataset", "split", "system", "metric", "value", "n"}`` -- one row per number.  Values are plain
 numbers: fractions in [0, 1] for accuracies and recalls, seconds, bytes.  The file is rewritten
-(atomically) after every ``add``, so a run cut short still leaves every finished row.  A paper's own
-numbers are never rows.
+(atomically) after every ``add``, so a run cut short still leaves every finished row, and says so:
+``complete`` is false until the runner (``python -m proofbook run``) marks the file complete after the
+notebook's last cell has run (:func:`mark_complete`).  A write that fails (a full disk, a read-only folder)
+raises an ``OSError`` naming the file and leaves the previous file as it was.  A paper's own numbers are
+never rows.
 """
 from __future__ import annotations
 
@@ -68,17 +71,36 @@ def git_commit(root: Path = PROJECT_ROOT) -> str:
 
 
 def write_json_atomic(path: Path, obj: Any) -> None:
-    """Write JSON to ``path`` through a temporary file and ``os.replace`` (never half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write JSON to ``path`` through a temporary file and ``os.replace`` (never half-written).
+
+    A failed write (ENOSPC, EROFS, EACCES, ...) leaves the previous file intact, removes the temporary one
+    and raises an ``OSError`` with the same errno whose message names ``path``.
+    """
+    path = Path(path)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(obj, handle, indent=1, ensure_ascii=False)
             handle.write("\n")
         os.replace(tmp, path)
+    except OSError as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise OSError(err.errno, f"cannot write {path}: {err.strerror or err}") from err
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def mark_complete(path: os.PathLike | str) -> None:
+    """Set ``complete: true`` in the results file at ``path`` (the runner does this after a notebook's last cell)."""
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["complete"] = True
+    write_json_atomic(path, data)
 
 
 class Results:
@@ -119,7 +141,7 @@ class Results:
                   "data": provenance.data_digest(files_read(), self.data_dir, self._hashes)}
         write_json_atomic(self.path, {"notebook": self.notebook, "git_commit": self.commit, "params": self.params,
                                       "input_digest": digest, "environment": provenance.environment(),
-                                      "rows": [asdict(r) for r in self.rows]})
+                                      "complete": False, "rows": [asdict(r) for r in self.rows]})
         return self.path
 
     def value(self, dataset: str, split: str, system: str, metric: str) -> float:

@@ -147,7 +147,20 @@ def test_a_missing_notebook_or_data_directory_is_one_line(capsys, tmp_path, monk
     one_line_refusal(capsys, ["run-all", "-p", "seed", "x"], "parameter seed='x' refused")
 
 
-@pytest.mark.parametrize("argv", [["run", "--no-such-flag"], ["explain"], ["frobnicate"], ["run"]])
+@pytest.mark.parametrize("argv, expected", [
+    (["data", "--mirror", "/no/such/mirror", "--dest", "{tmp}/data"], "/no/such/mirror: mirror folder does not exist"),
+    (["data", "--only", "no_such_dataset", "--mirror", "{tmp}", "--dest", "{tmp}/data"], "unknown dataset folder(s)"),
+    (["status", "--data-dir", "/no/such/data"], "--data-dir /no/such/data: not a folder"),
+    (["check", "--data-dir", "/no/such/data"], "--data-dir /no/such/data: not a folder"),
+    (["check-book", "--html", "{tmp}"], "no HTML pages (build the book first: make book)"),
+    (["explain", "wild", "--claim-id", "x", "--data-dir", "/no/such/data"], "--data-dir /no/such/data: not a folder"),
+])
+def test_every_command_refuses_in_one_line(capsys, tmp_path, argv, expected):
+    one_line_refusal(capsys, [a.replace("{tmp}", str(tmp_path)) for a in argv], expected)
+
+
+@pytest.mark.parametrize("argv", [["run", "--no-such-flag"], ["explain"], ["frobnicate"], ["run"],
+                                  ["status", "--cells", "-1"]])
 def test_a_command_line_error_is_one_line(capsys, argv):
     with pytest.raises(SystemExit) as stopped:
         main(argv)

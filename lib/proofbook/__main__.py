@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
     state = commands.add_parser("status", help="each notebook's last run and whether its results are current")
     state.add_argument("--data-dir", default=None, help="default: $PROOFBOOK_DATA, data/, else ../shared/data")
-    state.add_argument("--cells", type=int, default=0, metavar="N", help="also each notebook's N slowest cells")
+    state.add_argument("--cells", type=_count, default=0, metavar="N", help="also each notebook's N slowest cells")
     book = commands.add_parser("check-book", help="open every page of the built book in headless Chromium")
     book.add_argument("--html", default=None, help="the built book (default: _build/html)")
     book.add_argument("--allow-empty-tables", action="store_true", help="for the smoke book, whose tiny runs "
@@ -124,7 +124,8 @@ def _refused(err: BaseException) -> str | None:
         return "refused"
     if isinstance(err, OSError) and err.errno in _ENVIRONMENT_ERRORS:
         return "refused"
-    if isinstance(err, ValueError) and type(err).__name__ in ("DataError", "RefusedInput", "MissingModels"):
+    if isinstance(err, (ValueError, RuntimeError)) and \
+            type(err).__name__ in ("DataError", "RefusedInput", "MissingModels", "FetchError"):
         return "refused"
     return None
 
@@ -138,8 +139,22 @@ def _one_line(err: BaseException) -> str:
     return " ".join(text.split())
 
 
+def _count(text: str) -> int:
+    """A non-negative integer argument (argparse type)."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return int(text)
+
+
 def _command(args) -> int:
     """Run the parsed command; returns the exit status."""
+    from pathlib import Path
+
+    from proofbook.cli.parameters import ParameterError
+
+    given = getattr(args, "data_dir", None)
+    if given is not None and not Path(given).expanduser().is_dir():
+        raise ParameterError(f"--data-dir {given}: not a folder")
     if args.command == "run":
         from proofbook.cli.runner import run_notebook
 

@@ -132,13 +132,13 @@ def page_problems(page: Path, chromium: str, allow_empty_tables: bool = False) -
 
 def check_book(html_dir: os.PathLike | str, allow_empty_tables: bool = False) -> list[str]:
     """Every problem of every page under ``html_dir`` (the built book), as ``"<page>: <problem>"``."""
-    chromium = find_chromium()
-    if chromium is None:
-        raise RuntimeError("no Chromium found: install the Debian package 'chromium' (scripts/install_chromium.sh)")
     html_dir = Path(html_dir)
     pages = sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts
                    and p.name not in ("search.html", "genindex.html"))
     if not pages:
         raise FileNotFoundError(f"{html_dir}: no HTML pages (build the book first: make book)")
+    chromium = find_chromium()
+    if chromium is None:
+        raise FileNotFoundError("no Chromium found: install the Debian package 'chromium' (scripts/install_chromium.sh)")
     return [f"{page.relative_to(html_dir)}: {problem}" for page in pages
             for problem in page_problems(page, chromium, allow_empty_tables)]

@@ -292,7 +292,7 @@ def _split_for_each(sources: list[Path], parameters: dict) -> dict[Path, dict]:
     takers = [s for s in sources if takes[s] is None or split in takes[s]]
     if not takers:
         named = sorted({c for choices in takes.values() for c in (choices or ())})
-        raise ParameterError(f"run-all: parameter split={split!r} refused: no chapter takes it "
+        raise ParameterError(f"parameter split={split!r} refused: no chapter takes it "
                              f"(the chapters take {', '.join(named)})")
     without = {key: value for key, value in parameters.items() if key != "split"}
     return {source: parameters if source in takers else without for source in sources}

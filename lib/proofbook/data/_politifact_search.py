@@ -41,16 +41,20 @@ def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> Recor
     A line count that differs from ``len(example_ids)`` is a :class:`DataError` (the pairing would be
     wrong), and so is an empty file, a blank line or an id given twice in ``example_ids`` (named as
     field ``example_id`` on the second line).  An empty title or snippet, and a hit repeated for the
-    same question (same URL), are kept (counted in ``.irregular``).
+    same question (same URL), are kept (counted in ``.irregular``).  The search script that wrote these
+    files puts a placeholder hit ``{"url": "No URL", "title": "No Title", "snippet": "No Snippet"}`` where a
+    query found nothing: it is no page, so it is left out and counted in ``.skipped``; a real hit whose title
+    or snippet is the placeholder ``No Title`` / ``No Snippet`` is kept with that field empty (counted in
+    ``.irregular``), so that the placeholder text never reads as evidence.
     """
     path = Path(path)
-    irregular = SkipReport(str(path), kept=True)
-    lists = [(line, _result_list(text, path, line, irregular)) for line, text in iter_lines(path)]
+    irregular, skipped = SkipReport(str(path), kept=True), SkipReport(str(path))
+    lists = [(line, _result_list(text, path, line, irregular, skipped)) for line, text in iter_lines(path)]
     require_records(lists, path, "lines")
     if len(lists) != len(example_ids):
         raise DataError(path, None, None, f"{len(lists)} lines for {len(example_ids)} claims: "
                                           "line i must belong to claim i of the claims file")
-    cache = RecordMap(skipped=SkipReport(str(path)), irregular=irregular)
+    cache = RecordMap(skipped=skipped, irregular=irregular)
     for example_id, (line, results) in zip(example_ids, lists):
         if example_id in cache:
             raise DataError(path, line, "example_id",
@@ -59,7 +63,11 @@ def parse_search_cache(path: os.PathLike | str, example_ids: list[int]) -> Recor
     return cache
 
 
-def _result_list(text: str, path: Path, line: int, irregular: SkipReport) -> list[SearchResult]:
+#: what the search script wrote for a query without a result, or a result without a title or snippet
+PLACEHOLDERS = {"url": "No URL", "title": "No Title", "snippet": "No Snippet"}
+
+
+def _result_list(text: str, path: Path, line: int, irregular: SkipReport, skipped: SkipReport) -> list[SearchResult]:
     if not text.strip():
         raise DataError(path, line, None, "a blank line: line i must hold the JSON list of results of claim i")
     hits = loads(text, path, line)
@@ -73,12 +81,20 @@ def _result_list(text: str, path: Path, line: int, irregular: SkipReport) -> lis
             raise DataError(path, line, f"[{index}]", f"expected an object, found {type(hit).__name__}")
         fields = {key: require(hit, key, path, line, nonempty=key in ("question", "url"), name=f"[{index}].{key}")
                   for key in ("question", "url", "title", "snippet")}
+        if fields["url"] == PLACEHOLDERS["url"]:
+            skipped.add("placeholder hit of a query without a result", f"line {line}")
+            continue
         for key in ("title", "snippet"):
-            if not fields[key].strip():
+            if fields[key] == PLACEHOLDERS[key]:
+                irregular.add(f"placeholder {key} (read as empty)", f"line {line}")
+                fields[key] = ""
+            elif not fields[key].strip():
                 irregular.add(f"empty {key}", f"line {line}")
         if any(r.question == fields["question"] and r.url == fields["url"] for r in results):
             irregular.add("hit repeated for the same question", f"line {line}")
         results.append(SearchResult(**fields))
+    if hits and not results:
+        irregular.add("no search hit for the claim", f"line {line}")
     return results
 
 

@@ -1,4 +1,15 @@
-"""Shared test set-up: no network but loopback, and where the real data lives."""
+"""Shared test set-up: no network but loopback, where the real data lives, the notebooks' smoke runs, and tiers.
+
+Every test belongs to at least one tier, given by its marker (collection fails naming any test without one):
+
+- ``unit``: library code on small hand-written inputs (``pytest -m unit``; ``make test-unit``);
+- ``data``: reads the real datasets through the ``real_data_dir`` fixture (skipped where none is present);
+- ``notebook``: executes a notebook with ``smoke=True`` through the ``smoke_run`` fixture.
+
+``tests/`` mirrors ``lib/proofbook/`` (``tests/README.md`` maps it); ``tests/book/`` holds the tests of the
+book as a whole.  Every folder is a package (``__init__.py``), so two folders may hold files of the same name
+and helpers import as ``tests.<folder>.<module>``.
+"""
 import os
 from pathlib import Path
 
@@ -12,6 +23,9 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 from proofbook.core import netguard  # noqa: E402
 
 netguard.install()  # already done by `import proofbook` above; idempotent, and explicit here
+
+#: the fake OpenAI-compatible server (``fake_llm`` fixture), shared by tests/models and tests/wild
+pytest_plugins = ("tests.fake_llm",)
 
 
 def pytest_report_header(config):
@@ -182,8 +196,30 @@ class SmokeRuns:
             return err
 
 
+#: the tiers: every test carries at least one of these markers (see the module docstring)
+TIERS = ("unit", "data", "notebook")
+
+
 def pytest_collection_modifyitems(session, config, items):
-    session.config._smoke_whole_book = any(item.name == WHOLE_BOOK_TEST for item in items)
+    """Refuse the run if a collected test has no tier marker.
+
+    This runs before ``-m``/``-k`` deselect anything, so a test without a tier is named even when the run
+    selects one tier (where it would otherwise vanish silently)."""
+
+    untiered = {}  # test function (parametrized cases counted together) -> number of items
+    for item in items:
+        if not any(item.get_closest_marker(tier) for tier in TIERS):
+            function = item.nodeid.split("[", 1)[0]
+            untiered[function] = untiered.get(function, 0) + 1
+    if untiered:
+        listing = "\n".join(f"  {f}" + (f" ({n} cases)" if n > 1 else "") for f, n in untiered.items())
+        raise pytest.UsageError(f"{len(untiered)} test(s) without a tier marker: mark each with one of "
+                                f"{', '.join(TIERS)} (tiers: tests/conftest.py):\n{listing}")
+
+
+def pytest_collection_finish(session):
+    # after -m/-k/--deselect: the background lane starts only when the whole-book test is really selected
+    session.config._smoke_whole_book = any(item.name == WHOLE_BOOK_TEST for item in session.items)
 
 
 @pytest.fixture(scope="session", autouse=True)

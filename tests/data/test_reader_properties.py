@@ -10,12 +10,13 @@ import pytest
 from hypothesis import find
 from hypothesis import strategies as st
 
-from reader_properties import (
+from proofbook.data import fever_symmetric, feverous, fm2, hover, nli, politifact
+from proofbook.data.base import Records
+
+from tests.data.reader_properties import (
     Field, JsonList, JsonLines, QuotedTsv, ReaderSpec, Tsv, check_corruptions, identifiers, property_tests,
     round_trip, unique_by, words,
 )
-from proofbook.data import fever_symmetric, feverous, fm2, hover, nli, politifact
-from proofbook.data.base import Records
 
 pytestmark = pytest.mark.unit
 

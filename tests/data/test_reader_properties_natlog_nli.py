@@ -14,11 +14,12 @@ import string
 import pytest
 from hypothesis import strategies as st
 
-from reader_properties import (
+from proofbook.data import misc_fever, natlog, nli
+
+from tests.data.reader_properties import (
     Csv, Field, Format, JsonLines, ReaderSpec, Tsv, property_tests, unique_by,
     words,
 )
-from proofbook.data import misc_fever, natlog, nli
 
 pytestmark = pytest.mark.unit
 

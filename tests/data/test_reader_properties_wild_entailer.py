@@ -24,12 +24,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reader_properties import (
+from proofbook.data import entailmentbank, politifact, science_qa
+from proofbook.data.base import DataError
+
+from tests.data.reader_properties import (
     READERS, Field, Format, JsonLines, ReaderSpec, Tsv, byte_corruptions, field_corruptions, identifiers,
     property_tests, refused_or_counted, round_trip, unique_by, words,
 )
-from proofbook.data import entailmentbank, politifact, science_qa
-from proofbook.data.base import DataError
 
 pytestmark = pytest.mark.unit
 

@@ -15,6 +15,7 @@ def _notebook(tmp_path, name, metadata, cells=()):
     return source
 
 
+@pytest.mark.unit
 def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path):
     record = {"papermill": {"duration": 90.0, "end_time": "2026-12-02T01:05:00+00:00", "exception": None,
                             "parameters": {"smoke": True}}}
@@ -33,6 +34,7 @@ def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path):
     assert status.chapter_runs(tmp_path, notebooks=[good], skip=("good",)) == []
 
 
+@pytest.mark.unit
 def test_the_slowest_cells_come_from_papermills_durations(tmp_path):
     def code(source, seconds):
         return {"cell_type": "code", "source": source, "metadata": {"papermill": {"duration": seconds}}}
@@ -54,6 +56,7 @@ def test_the_slowest_cells_come_from_papermills_durations(tmp_path):
         status.slowest_cells(source, 1)
 
 
+@pytest.mark.unit
 def test_a_notebook_not_executed_by_papermill_is_an_error_naming_it(tmp_path):
     source = _notebook(tmp_path, "plain", {"kernelspec": {}})
     with pytest.raises(ValueError, match=r"plain\.ipynb: not a notebook executed by papermill"):
@@ -63,6 +66,7 @@ def test_a_notebook_not_executed_by_papermill_is_an_error_naming_it(tmp_path):
         status.chapter_runs(tmp_path, notebooks=[source])
 
 
+@pytest.mark.data
 def test_committed_results_are_current_or_say_what_changed(tmp_path, real_data_dir):
     source = runner.NOTEBOOKS / "99_reproduction_report.py"
     results = tmp_path / "results"
@@ -80,6 +84,7 @@ def test_committed_results_are_current_or_say_what_changed(tmp_path, real_data_d
     assert run.current == status._summary([data], run.changes) and run.current.startswith("no: source")
 
 
+@pytest.mark.unit
 def test_the_summary_counts_each_kind_of_change():
     changes = ("source: x.py changed", "library: a.py changed", "library: b.py now imported", "data: d.jsonl differs")
     assert status._summary([object()], changes) == "no: source, 2 library modules, 1 data file"
@@ -87,6 +92,7 @@ def test_the_summary_counts_each_kind_of_change():
     assert status._summary([object()], ()) == "yes" and status._summary([], changes) == "no results"
 
 
+@pytest.mark.unit
 def test_the_page_reads_the_results_files_but_not_its_own_nor_the_executed_copies(tmp_path):
     from proofbook.core.paths import files_read
 
@@ -106,6 +112,7 @@ def test_the_page_reads_the_results_files_but_not_its_own_nor_the_executed_copie
     assert runner.executed_path(sources[1]).resolve() not in read
 
 
+@pytest.mark.unit
 def test_a_malformed_results_file_is_an_error_naming_it(tmp_path):
     (tmp_path / "broken.json").write_text('{"notebook": "reference/datasets",\n')
     with pytest.raises(ValueError, match=r"broken\.json: line 2"):

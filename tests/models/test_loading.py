@@ -1,4 +1,4 @@
-"""Tests of proofbook.models: local-only loading, the training loop, the cross-encoder (the cache: test_cache.py)."""
+"""Tests of proofbook.models: local-only loading, the training loop, the cross-encoder (the cache: tests/core/test_cache.py)."""
 import shutil
 
 import numpy as np

@@ -30,9 +30,8 @@ from proofbook.core import results as results_module
 from proofbook.core.cache import ArtifactCache
 from proofbook.core.results import Results, load_results, write_json_atomic
 
-pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 INTRO = runner.NOTEBOOKS / "00_introduction.py"
 
 TINY = '''# %% tags=["parameters"]
@@ -85,6 +84,7 @@ def one_line_refusal(capsys, argv: list[str], expected: str) -> str:
 
 
 # ---- splits --------------------------------------------------------------------------------------------
+@pytest.mark.data
 def test_every_chapter_names_its_splits_and_the_files_that_hold_them(real_data_dir):
     for source in runner.book_notebooks():
         choices = runner.read_notebook(source)[1]["split"].choices
@@ -100,6 +100,7 @@ def test_every_chapter_names_its_splits_and_the_files_that_hold_them(real_data_d
     ("admiral/01_method.py", "dev", "parameter split='dev' refused: expected None (the notebook takes no value"),
     ("wild/02_experiments.py", "train", "one of dev, test, valid, or None"),
 ])
+@pytest.mark.unit
 def test_a_split_the_chapter_does_not_name_is_refused_before_any_cell(capsys, tmp_path, notebook, split, expected):
     output = tmp_path / "out.ipynb"
     one_line_refusal(capsys, ["run", str(runner.NOTEBOOKS / notebook), "-p", "split", split,
@@ -107,7 +108,8 @@ def test_a_split_the_chapter_does_not_name_is_refused_before_any_cell(capsys, tm
     assert not output.exists()
 
 
-def test_a_split_the_data_directory_lacks_is_refused_naming_those_present(capsys, tmp_path, real_data_dir):
+@pytest.mark.unit
+def test_a_split_the_data_directory_lacks_is_refused_naming_those_present(capsys, tmp_path):
     (tmp_path / "openbookqa").mkdir()
     (tmp_path / "openbookqa" / "dev.tsv").write_text("x")
     err = one_line_refusal(capsys, ["run", str(runner.NOTEBOOKS / "entailer/01_method.py"), "-p", "split", "test",
@@ -116,6 +118,7 @@ def test_a_split_the_data_directory_lacks_is_refused_naming_those_present(capsys
     assert err.rstrip().endswith("splits present: dev")
 
 
+@pytest.mark.unit
 def test_run_all_gives_a_split_to_the_chapters_that_take_it():
     sources = runner.book_notebooks()
     given = runner._split_for_each(sources, {"split": "test", "smoke": "true"})
@@ -135,10 +138,12 @@ def test_run_all_gives_a_split_to_the_chapters_that_take_it():
     (["-p", "no_such", "1"], "unknown parameter(s) ['no_such']"),
     (["-p", "data_dir", "/no/such/folder"], "/no/such/folder is not a folder"),
 ])
+@pytest.mark.unit
 def test_a_refused_parameter_is_one_line_and_exit_2(capsys, tmp_path, extra, expected):
     one_line_refusal(capsys, ["run", str(INTRO), *extra, "--output", str(tmp_path / "o.ipynb")], expected)
 
 
+@pytest.mark.unit
 def test_a_missing_notebook_or_data_directory_is_one_line(capsys, tmp_path, monkeypatch):
     one_line_refusal(capsys, ["run", str(tmp_path / "none.py")], "none.py: no such notebook")
     monkeypatch.setenv("PROOFBOOK_DATA", str(tmp_path / "nothing"))
@@ -155,10 +160,12 @@ def test_a_missing_notebook_or_data_directory_is_one_line(capsys, tmp_path, monk
     (["check-book", "--html", "{tmp}"], "no HTML pages (build the book first: make book)"),
     (["explain", "wild", "--claim-id", "x", "--data-dir", "/no/such/data"], "--data-dir /no/such/data: not a folder"),
 ])
+@pytest.mark.unit
 def test_every_command_refuses_in_one_line(capsys, tmp_path, argv, expected):
     one_line_refusal(capsys, [a.replace("{tmp}", str(tmp_path)) for a in argv], expected)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("argv", [["run", "--no-such-flag"], ["explain"], ["frobnicate"], ["run"],
                                   ["status", "--cells", "-1"]])
 def test_a_command_line_error_is_one_line(capsys, argv):
@@ -169,6 +176,7 @@ def test_a_command_line_error_is_one_line(capsys, argv):
     assert len(err.strip().splitlines()) == 1 and "error:" in err and "--help" in err
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("command", ["run", "run-all", "data", "check", "status", "check-book", "explain",
                                      "explain admiral", "explain entailer", "explain wild"])
 def test_every_command_has_help(capsys, command):
@@ -177,6 +185,7 @@ def test_every_command_has_help(capsys, command):
     assert stopped.value.code == 0 and "usage:" in capsys.readouterr().out
 
 
+@pytest.mark.unit
 def test_a_failed_cell_is_one_line_naming_the_cell(capsys, tmp_path):
     source = tmp_path / "nb.py"
     source.write_text(TINY.replace("NAME", "fails") + "\n# %%\nraise RuntimeError('boom')\n", encoding="utf-8")
@@ -187,6 +196,7 @@ def test_a_failed_cell_is_one_line_naming_the_cell(capsys, tmp_path):
 
 
 # ---- interrupted runs ----------------------------------------------------------------------------------
+@pytest.mark.unit
 def test_only_a_finished_run_is_complete(tmp_path):
     folder = tmp_path / "r"
     runner.run_notebook(tiny(tmp_path), {"results_dir": str(folder)}, output=tmp_path / "o.ipynb", progress=False)
@@ -277,6 +287,7 @@ ArtifactCache(sys.argv[1]).get_or_build("slow", {"k": 1}, lambda: 1, save, lambd
 '''
 
 
+@pytest.mark.unit
 def test_a_build_killed_mid_save_leaves_no_entry_and_is_cleaned_up(tmp_path):
     cache_root = tmp_path / "cache"
     child = subprocess.Popen([sys.executable, "-c", SLOW_SAVE, str(cache_root)], stdout=subprocess.PIPE, text=True)
@@ -308,6 +319,7 @@ def _holder(*args: str) -> subprocess.Popen:
     return child
 
 
+@pytest.mark.unit
 def test_a_notebook_being_run_is_refused_to_a_second_run_but_not_other_notebooks(tmp_path):
     child = _holder(str(tmp_path), "admiral/02_experiments")
     try:
@@ -330,6 +342,7 @@ def test_a_notebook_being_run_is_refused_to_a_second_run_but_not_other_notebooks
         pass
 
 
+@pytest.mark.unit
 def test_a_second_run_all_is_refused_in_one_line(capsys, tmp_path, monkeypatch):
     child = _holder(str(tmp_path / "r"))
     try:
@@ -350,6 +363,7 @@ def test_a_second_run_all_is_refused_in_one_line(capsys, tmp_path, monkeypatch):
     assert load_results(path)["complete"] is True
 
 
+@pytest.mark.unit
 def test_two_runs_of_different_notebooks_share_one_cache_and_both_finish(tmp_path):
     env = {"PROOFBOOK_CACHE": str(tmp_path / "cache")}
     processes = [run_command("run", str(tiny(tmp_path, name)), "-p", "results_dir", str(tmp_path / "r"),
@@ -370,6 +384,7 @@ def _failing(code: int):
     return fail
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
 @pytest.mark.parametrize("where", ["mkstemp", "dump", "replace"])
 def test_a_failed_results_write_names_the_file_and_keeps_the_previous_one(tmp_path, monkeypatch, code, where):
@@ -386,6 +401,7 @@ def test_a_failed_results_write_names_the_file_and_keeps_the_previous_one(tmp_pa
     assert results.path.read_bytes() == before and sorted(p.name for p in results.path.parent.iterdir()) == ["nb.json"]
 
 
+@pytest.mark.unit
 def test_a_failed_cache_write_names_the_entry_and_stores_nothing(tmp_path):
     cache = ArtifactCache(tmp_path)
     with pytest.raises(OSError, match=r"cannot store cache entry .*/tiny/") as failed:
@@ -406,6 +422,7 @@ def small_tmpfs(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+@pytest.mark.unit
 def test_a_full_disk_keeps_the_previous_results_file(small_tmpfs):
     path = small_tmpfs / "paper" / "nb.json"
     write_json_atomic(path, {"rows": [1, 2, 3]})
@@ -417,6 +434,7 @@ def test_a_full_disk_keeps_the_previous_results_file(small_tmpfs):
     assert path.read_bytes() == before and sorted(p.name for p in path.parent.iterdir()) == ["nb.json"]
 
 
+@pytest.mark.unit
 def test_a_read_only_results_folder_is_refused_before_the_run(capsys, small_tmpfs, tmp_path):
     subprocess.run(["mount", "-o", "remount,ro", str(small_tmpfs)], check=True)
     err = one_line_refusal(capsys, ["run", str(tiny(tmp_path)), "-p", "results_dir", str(small_tmpfs),
@@ -425,6 +443,7 @@ def test_a_read_only_results_folder_is_refused_before_the_run(capsys, small_tmpf
     assert not (tmp_path / "o.ipynb").exists() and err
 
 
+@pytest.mark.unit
 def test_a_full_disk_during_a_run_is_one_line_naming_the_file(capsys, small_tmpfs, tmp_path):
     source = tmp_path / "big.py"
     source.write_text(TINY.replace("NAME", "big") + '\n# %%\nres.add("toy", "dev", "x" * 300_000, "m", 1.0, 1)\n',

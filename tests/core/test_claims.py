@@ -9,11 +9,10 @@ from proofbook.core import claims
 from proofbook.core.claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Claim, Ref, decide
 from proofbook.core.paths import PROJECT_ROOT
 
-pytestmark = pytest.mark.unit
-
 COMMITTED = PROJECT_ROOT / "results"
 
 
+@pytest.mark.unit
 def test_the_registry_has_fixed_unique_ids_and_enough_claims():
     ids = [claim.id for claim in claims.REGISTRY]
     assert len(ids) == len(set(ids)) >= 18
@@ -23,6 +22,7 @@ def test_the_registry_has_fixed_unique_ids_and_enough_claims():
         assert (PROJECT_ROOT / "notebooks" / f"{claim.chapter}.py").is_file(), claim.chapter
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("side, threshold, value, low, high, code", [
     (">", 0, 0.05, 0.01, 0.09, HOLDS),
     (">", 0, 0.05, -0.01, 0.09, INCONCLUSIVE),
@@ -43,6 +43,7 @@ def rows(*items):
     return [dict(zip(("dataset", "split", "system", "metric", "value", "n"), item)) for item in items]
 
 
+@pytest.mark.unit
 def test_a_paired_row_and_its_interval_win_over_the_two_systems():
     claim = Claim("X", "admiral", "A beats B", "difference", Ref("p/nb", "d", "a", "m"), ">", 0.0, "s", "c",
                   Ref("p/nb", "d", "b", "m"))
@@ -57,6 +58,7 @@ def test_a_paired_row_and_its_interval_win_over_the_two_systems():
     assert claims.verdicts(with_test, [claim])[0].split == "test"       # the held-out split where present
 
 
+@pytest.mark.unit
 def test_a_timing_claim_reads_its_interval_and_can_be_inconclusive():
     flat = claims.claim("C2c-latency-flat")
     growth = ("hover-scaling", "dev", "admiral", "latency_growth_per_doubling")
@@ -66,6 +68,7 @@ def test_a_timing_claim_reads_its_interval_and_can_be_inconclusive():
         assert (found.code, found.low, found.high) == (code, low, high)
 
 
+@pytest.mark.unit
 def test_every_claim_is_decided_on_the_committed_results_and_a_missing_row_makes_it_untested():
     committed = claims.load_rows(COMMITTED)
     found = {v.claim.id: v for v in claims.verdicts(committed)}
@@ -81,6 +84,7 @@ def test_every_claim_is_decided_on_the_committed_results_and_a_missing_row_makes
         "claim C1c-joint-vs-notjoint: no results file holds admiral/02_experiments: hover/admiral-notjoint/recall@5"}
 
 
+@pytest.mark.unit
 def test_check_reports_a_claim_whose_row_no_notebook_writes(tmp_path):
     results = tmp_path / "results"
     shutil.copytree(COMMITTED, results)

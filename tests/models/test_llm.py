@@ -5,8 +5,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from conftest import chat_reply
 from proofbook.models.llm import ChatClient, LLMError, LLMSettings, endpoint_configured
+
+from tests.fake_llm import chat_reply
 
 pytestmark = pytest.mark.unit
 

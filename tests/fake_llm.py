@@ -1,4 +1,7 @@
-"""A fake OpenAI-compatible chat server on 127.0.0.1 for the claims-in-the-wild tests.
+"""A fake OpenAI-compatible chat server on 127.0.0.1 for the tests of the LLM client and of claims in the wild.
+
+A pytest plugin (``pytest_plugins`` in tests/conftest.py), so the ``fake_llm`` fixture reaches every folder;
+``chat_reply`` is imported as ``from tests.fake_llm import chat_reply``.
 
 ``fake_llm`` starts ``http.server`` in a thread; the test scripts its replies with ``server.script``:
 each entry is ``(status, body)`` (a dict is sent as JSON, a str as it is), optionally with

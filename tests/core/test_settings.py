@@ -10,6 +10,8 @@ import proofbook
 from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.core.settings import ComponentSettings, component_settings_classes
 
+pytestmark = pytest.mark.unit
+
 
 def _all_settings_classes() -> list[type[ComponentSettings]]:
     for module in pkgutil.walk_packages(proofbook.__path__, "proofbook."):

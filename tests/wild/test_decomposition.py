@@ -4,12 +4,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from conftest import chat_reply
 from proofbook.data.politifact import ClaimDecompFinetuneExample
 from proofbook.models.llm import ChatClient, LLMError, LLMSettings
 from proofbook.wild.decomposition import (AnnotatedQuestions, CachedQuestions, GeneratorSettings, LLMQuestions,
                                           TrainedQuestionGenerator, decomposition_prompt, default_shots,
                                           filter_questions, question_recall, training_pairs, QUESTION_WORDS)
+
+from tests.fake_llm import chat_reply
 
 pytestmark = pytest.mark.unit
 

@@ -2,8 +2,9 @@
 import numpy as np
 import pytest
 
-from conftest import chat_reply
 from proofbook.wild.summaries import IRRELEVANT, ExtractiveSummariser, LLMSummariser, summary_prompt
+
+from tests.fake_llm import chat_reply
 
 pytestmark = pytest.mark.unit
 

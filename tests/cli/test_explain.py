@@ -217,6 +217,7 @@ def test_explain_without_cached_models_names_the_command(real_data_dir, capsys, 
     assert "not in the model cache" in err and "make book" in err and "--smoke" in err
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("argv, message", [
     (["admiral", "   "], "the claim is empty"),
     (["admiral", ""], "the claim is empty"),
@@ -237,6 +238,7 @@ def test_explain_refuses_bad_input_with_a_clear_message(argv, message, capsys):
     assert message in err
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("paper, given, message", [
     ("wild", {"claim_id": "1", "data_dir": "/no/such/data"}, "the data directory /no/such/data (--data-dir) does not"),
     ("wild", {"claim_id": "1", "data_dir": ""}, "cannot be used"),        # the empty copy made below

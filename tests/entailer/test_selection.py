@@ -21,6 +21,7 @@ def test_compare_is_paired_and_refuses_other_splits():
         selection.compare(a, {**b, "correct": [True]})
 
 
+@pytest.mark.data
 def test_selection_on_real_obqa_train(real_data_dir, tmp_path):
     settings = Settings.smoke()
     train, held = selection.selection_groups(real_data_dir, settings, held_questions=5)
@@ -57,6 +58,7 @@ def test_best_set_ranked_first_takes_each_statements_best_set():
     assert ranked == [True, False]
 
 
+@pytest.mark.data
 def test_entailment_selection_on_real_obqa_train(real_data_dir):
     result = selection.entailment_selection(real_data_dir, Settings.smoke(), held_questions=5, progress=False)
     assert result["held_questions"] == 5 and len(result["correct"]) == 5 and result["train_pairs"] > 0

@@ -6,8 +6,6 @@ import pytest
 from proofbook.core import examples
 from proofbook.render.tables import FilterableTable
 
-pytestmark = pytest.mark.unit
-
 
 @dataclass
 class Item:
@@ -18,6 +16,7 @@ class Item:
 ITEMS = [Item(f"x{i}", float(i % 4 == 3)) for i in range(20)]
 
 
+@pytest.mark.unit
 def test_sample_is_seeded_in_data_order_and_takes_all_when_few():
     first, again, other = (examples.sample(ITEMS, 5, seed) for seed in (0, 0, 1))
     assert first == again and first != other and len(first) == 5
@@ -27,6 +26,7 @@ def test_sample_is_seeded_in_data_order_and_takes_all_when_few():
         examples.sample(ITEMS, 0)
 
 
+@pytest.mark.unit
 def test_by_id_finds_an_example_and_names_what_exists_otherwise():
     assert examples.by_id(ITEMS, "x7") is ITEMS[7]
     assert examples.by_id(ITEMS, " x7 ") is ITEMS[7]
@@ -36,6 +36,7 @@ def test_by_id_finds_an_example_and_names_what_exists_otherwise():
         examples.by_id(ITEMS, "  ")
 
 
+@pytest.mark.unit
 def test_showcase_takes_the_first_example_meeting_the_rule_and_scans_lazily():
     seen = []
 
@@ -49,6 +50,7 @@ def test_showcase_takes_the_first_example_meeting_the_rule_and_scans_lazily():
     assert "first example in the sampled order for which its score is 1 (4 scanned)" in chosen.text
 
 
+@pytest.mark.unit
 def test_showcase_without_a_hit_shows_the_nearest_and_says_so():
     items = [Item("a", 0.2), Item("b", 0.7), Item("c", 0.1)]
     chosen = examples.showcase(items, lambda item: item.score, "its score is 1")
@@ -57,11 +59,13 @@ def test_showcase_without_a_hit_shows_the_nearest_and_says_so():
         examples.showcase([], lambda item: 1.0, "anything")
 
 
+@pytest.mark.unit
 def test_showcase_with_an_example_id_says_whether_it_meets_the_rule():
     chosen = examples.showcase(ITEMS, lambda item: item.score, "its score is 1", example_id="x2")
     assert chosen.example is ITEMS[2] and not chosen.met_rule and "does not meet" in chosen.text
 
 
+@pytest.mark.unit
 def test_the_natural_logic_showcase_finds_an_independence_step():
     from types import SimpleNamespace
 
@@ -75,6 +79,7 @@ def test_the_natural_logic_showcase_finds_an_independence_step():
     assert showcase_proof(proofs, example_id="1").example is proofs[0]
 
 
+@pytest.mark.unit
 def test_filterable_table_escapes_text_keeps_html_columns_and_carries_its_script():
     table = FilterableTable([{"claim": "<b>x</b>", "n": 3, "tree": "<ul><li>p</li></ul>"}], html_columns=["tree"],
                             caption="wrong answers")

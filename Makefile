@@ -33,6 +33,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
+# The test-only tools (pytest, hypothesis, nbval, import-linter: the `test` extra of pyproject.toml).
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(BIN)/python -m pip install -q -e ".[test]"
+	touch $@
+
 # WordNet 3.0 for the lexical natural-logic baseline: Debian packages (apt-get as root when missing),
 # copied into .cache/nltk_data.  Without it the book's lexical baseline cannot run and its tests skip.
 wordnet: install
@@ -55,7 +60,7 @@ book: notebooks
 check-book: install chromium
 	$(BIN)/python -m proofbook check-book
 
-test: install
+test: $(VENV)/.installed-test
 	PROOFBOOK_PYTHON=$(BIN)/python scripts/install_wordnet.sh || echo "WordNet unavailable: its tests will be skipped"
 	scripts/install_chromium.sh || echo "Chromium unavailable: the browser check of the smoke book will be skipped"
 	@if unshare --net sh -c 'ip link set lo up' >/dev/null 2>&1; then \
@@ -78,7 +83,7 @@ test: install
 check: install
 	$(BIN)/python -m proofbook check
 
-test-unit: install
+test-unit: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -m "unit"
 
 clean:

@@ -118,7 +118,7 @@ def _refused(err: BaseException) -> str | None:
     from proofbook.cli.locks import Busy
     from proofbook.cli.parameters import ParameterError
 
-    if type(err).__name__ == "PapermillExecutionError":
+    if type(err).__name__ in ("PapermillExecutionError", "DeadKernelError"):
         return "failed"
     if isinstance(err, (ParameterError, Busy, FileNotFoundError, NotADirectoryError)):
         return "refused"
@@ -134,6 +134,8 @@ def _one_line(err: BaseException) -> str:
     """The error in one line: a failed cell as ``cell [N] failed: Name: message`` (N: its execution count in the executed copy)."""
     if type(err).__name__ == "PapermillExecutionError":
         text = f"cell [{err.exec_count}] failed: {err.ename}: {err.evalue}"
+    elif type(err).__name__ == "DeadKernelError":
+        text = f"the notebook's kernel died ({err}); the executed copy shows how far it got"
     else:
         text = str(err)
     return " ".join(text.split())

@@ -110,10 +110,6 @@ def check_parameters(source: str | os.PathLike, parameters: dict | None,
     if unknown:
         raise ParameterError(f"{source}: unknown parameter(s) {unknown}; the parameters cell defines {sorted(specs)}")
     typed = {name: parse_value(specs[name], value, str(source)) for name, value in parameters.items()}
-    root = resolve_data_dir(typed.get("data_dir"))
-    if source.resolve().is_relative_to(NOTEBOOKS) and not root.is_dir():
-        raise ParameterError(f"{source}: no data directory: {root} is not a folder (run `make data`, set "
-                             "PROOFBOOK_DATA or pass -p data_dir DIR)")
     if typed.get("split") is not None:
         check_split_present(source, typed["split"], typed.get("data_dir"))
     return typed

@@ -72,7 +72,13 @@ def run_command(*args: str, env: dict | None = None, **popen) -> subprocess.Pope
     """``python -m proofbook ARGS`` in a child process of its own session (so its kernel can be signalled too)."""
     return subprocess.Popen([sys.executable, "-m", "proofbook", *args], cwd=ROOT, env={**os.environ, **(env or {})},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            **popen)
+                            preexec_fn=_default_sigint, **popen)
+
+
+def _default_sigint() -> None:
+    """Ctrl-C's default action in the child: a suite started in the background (``make test &``) passes SIGINT on
+    ignored, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def one_line_refusal(capsys, argv: list[str], expected: str) -> str:

@@ -127,13 +127,14 @@ def test_a_split_the_data_directory_lacks_is_refused_naming_those_present(capsys
 @pytest.mark.unit
 def test_run_all_gives_a_split_to_the_chapters_that_take_it():
     sources = runner.book_notebooks()
-    given = runner._split_for_each(sources, {"split": "test", "smoke": "true"})
+    specs = {source: runner.read_notebook(source)[1] for source in sources}
+    given = runner._split_for_each(specs, {"split": "test", "smoke": "true"})
     takers = {runner.notebook_id(s) for s in sources if "split" in given[s]}
     assert takers == {"wild/02_experiments", "wild/03_error_analysis", "entailer/01_method",
                       "entailer/02_experiments", "entailer/03_error_analysis"}
     assert all(given[s]["smoke"] == "true" for s in sources)
     with pytest.raises(ParameterError, match="split='bogus' refused: no chapter takes it"):
-        runner._split_for_each(sources, {"split": "bogus"})
+        runner._split_for_each(specs, {"split": "bogus"})
 
 
 # ---- one-line errors -----------------------------------------------------------------------------------

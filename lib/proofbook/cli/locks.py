@@ -42,17 +42,13 @@ def _holder(path: Path) -> str:
 
 
 def _holders(folder: Path) -> str:
-    """The holders of the notebook locks under ``folder`` that are held now (tested with a shared try-lock)."""
+    """The holders of the notebook locks under ``folder`` that are held now (:func:`_taken`)."""
     held = []
     for path in sorted(folder.glob("*.lock")):
         if path.name == FOLDER_LOCK:
             continue
-        with open(path, "a+", encoding="utf-8") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                fcntl.flock(handle, fcntl.LOCK_UN)
-            except BlockingIOError:
-                held.append(_holder(path))
+        if _taken(path):
+            held.append(_holder(path))
     return "; ".join(held) or "another process"
 
 
@@ -97,7 +93,7 @@ def hold(results_dir: os.PathLike | str, notebook: str | None = None) -> Iterato
 
 
 def _taken(path: Path) -> bool:
-    """Whether ``path`` is locked exclusively by another process now."""
+    """Whether ``path`` is locked exclusively by another process now (a shared try-lock fails)."""
     if not path.is_file():
         return False
     with open(path, "a+", encoding="utf-8") as handle:

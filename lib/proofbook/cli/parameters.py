@@ -258,11 +258,20 @@ def _parameter(name: str, annotation: ast.expr | None, value: ast.expr | None, w
 
 
 def make_output_folders(source: Path, typed: dict) -> None:
-    """Create the output folders (:data:`OUTPUT_FOLDERS`) in ``typed``; :class:`ParameterError` if one cannot be."""
-    for name in sorted(OUTPUT_FOLDERS & set(typed)):
-        if typed[name] is None:
-            continue
+    """Create the output folders (:data:`OUTPUT_FOLDERS`) in ``typed`` and check that every output folder the run
+    writes (given or default) can be written; :class:`ParameterError` naming the folder if one cannot be."""
+    import tempfile
+
+    for name in sorted(OUTPUT_FOLDERS):
+        value = typed.get(name) or STANDARD_PARAMETERS[name]
+        folder = _project_path(value)
         try:
-            _project_path(typed[name]).mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise _refuse(str(source), name, typed[name], f"a folder that can be created ({err})") from None
+            raise _refuse(str(source), name, value, f"a folder that can be created ({err})") from None
+        try:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as err:
+            raise ParameterError(f"{source}: parameter {name}: cannot write to {folder} "
+                                 f"({err.strerror or err})") from None

@@ -45,17 +45,16 @@ LIBRARY = PROJECT_ROOT / "lib" / "proofbook"
 
 #: for each chapter that takes a ``split``, the files (relative to the data directory) that hold each split it
 #: names; a split is present when at least one of its files is (the chapter evaluates the ones present)
+_HOVER = {"dev": ("hover_multihop/hover_dev_release_v1.1.json",)}
+_WILD = {"dev": ("claimdecomp/dev.jsonl",), "test": ("claimdecomp/test.jsonl", "liar/test.tsv"),
+         "valid": ("liar/valid.tsv",)}
+_OBQA = {"dev": ("openbookqa/dev.tsv",), "test": ("openbookqa/test.tsv",)}
 SPLIT_FILES: dict[str, dict[str, tuple[str, ...]]] = {
-    "admiral/02_experiments": {"dev": ("hover_multihop/hover_dev_release_v1.1.json",)},
-    "admiral/06_sufficiency": {"dev": ("hover_multihop/hover_dev_release_v1.1.json",)},
-    "wild/02_experiments": {"dev": ("claimdecomp/dev.jsonl",), "test": ("claimdecomp/test.jsonl", "liar/test.tsv"),
-                            "valid": ("liar/valid.tsv",)},
-    "wild/03_error_analysis": {"dev": ("claimdecomp/dev.jsonl",),
-                               "test": ("claimdecomp/test.jsonl", "liar/test.tsv"), "valid": ("liar/valid.tsv",)},
-    "entailer/01_method": {"dev": ("openbookqa/dev.tsv",), "test": ("openbookqa/test.tsv",)},
+    "admiral/02_experiments": _HOVER, "admiral/06_sufficiency": _HOVER,
+    "wild/02_experiments": _WILD, "wild/03_error_analysis": _WILD,
+    "entailer/01_method": _OBQA, "entailer/03_error_analysis": _OBQA,
     "entailer/02_experiments": {"dev": ("openbookqa/dev.tsv", "qasc/dev.jsonl", "entailmentbank/dataset__task_1__dev.jsonl"),
                                 "test": ("openbookqa/test.tsv", "entailmentbank/dataset__task_1__test.jsonl")},
-    "entailer/03_error_analysis": {"dev": ("openbookqa/dev.tsv",), "test": ("openbookqa/test.tsv",)},
 }
 
 __all__ = ["INPUT_FOLDERS", "LIBRARY", "NOTEBOOKS", "OUTPUT_FOLDERS", "STAMPS", "STANDARD_PARAMETERS", "Parameter",
@@ -129,52 +128,34 @@ def check_split_present(source: str | os.PathLike, split: str, data_dir: str | N
                              f"{', '.join(present) or 'none'}")
 
 
-def check_writable(source: Path, typed: dict) -> None:
-    """:class:`ParameterError` naming the folder when an output folder cannot be written (read-only, no access)."""
-    import tempfile
-
-    for name in sorted(OUTPUT_FOLDERS):
-        folder = Path(typed.get(name) or STANDARD_PARAMETERS[name])
-        folder = folder if folder.is_absolute() else PROJECT_ROOT / folder
-        try:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-        except OSError as err:
-            raise ParameterError(f"{source}: parameter {name}: cannot write to {folder} "
-                                 f"({err.strerror or err})") from None
-
-
 def executed_path(source: Path) -> Path:
     """Where the executed copy of the notebook ``source`` goes by default: beside it, as ``.ipynb``."""
     return Path(source).with_suffix(".ipynb")
 
 
 def run_notebook(source: str | os.PathLike, parameters: dict | None = None, output: str | os.PathLike | None = None,
-                 log_output: bool = False, progress: bool = True, timeout: int | None = None,
-                 lock: bool = True) -> Path:
+                 log_output: bool = False, progress: bool = True, timeout: int | None = None) -> Path:
     """Execute one notebook with papermill; returns the path of the executed copy.
 
     ``parameters`` (command-line text or Python values) are typed and checked first
     (:func:`check_parameters`): an unknown name or a wrong value is a :class:`ParameterError`,
     raised before anything is written or a kernel starts.  Output folders given are created and must be
     writable.  While it runs, the notebook's lock on the results folder is held (:func:`locks.hold`; a
-    :class:`locks.Busy` if another process holds it; ``lock=False`` when the caller holds the folder); after
-    its last cell, the results files it wrote are marked complete.
+    :class:`locks.Busy` if another process holds it); after its last cell, the results files it wrote are marked
+    complete.
     """
     source = Path(source).resolve()
     notebook, specs = read_notebook(source)
     typed = check_parameters(source, parameters, specs)
     make_output_folders(source, typed)
-    check_writable(source, typed)
-    if not lock:
-        return _execute(source, notebook, typed, output, log_output, progress, timeout)
     with locks.hold(_results_dir(typed), notebook_id(source)):
-        return _execute(source, notebook, typed, output, log_output, progress, timeout)
+        return _execute(source, notebook, typed, output, log_output, progress, timeout)[0]
 
 
 def _execute(source: Path, notebook, typed: dict, output, log_output: bool, progress: bool,
-             timeout: int | None) -> Path:
-    """Papermill's run of the converted ``notebook``, then its results files marked complete."""
+             timeout: int | None) -> tuple[Path, list[str]]:
+    """Papermill's run of the converted ``notebook``, then its results files marked complete; returns the executed
+    copy and the results files written (relative to the results folder)."""
     import nbformat
     import papermill
 
@@ -196,9 +177,10 @@ def _execute(source: Path, notebook, typed: dict, output, log_output: bool, prog
         else:
             os.environ["PROOFBOOK_NOTEBOOK"] = env_before
     folder = _results_dir(typed)
-    for name in _results_written(source, folder, started):
+    written = _results_written(source, folder, started)
+    for name in written:
         mark_complete(folder / name)
-    return output
+    return output, written
 
 
 def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:
@@ -278,13 +260,15 @@ def _results_dir(parameters: dict) -> Path:
     return folder if folder.is_absolute() else PROJECT_ROOT / folder
 
 
-def _split_for_each(sources: list[Path], parameters: dict) -> dict[Path, dict]:
-    """``parameters`` per notebook for ``run-all``: a ``split`` goes to the chapters whose parameters cell names
-    it, the others run without one; a split that no chapter takes is a :class:`ParameterError`."""
+def _split_for_each(specs: dict[Path, dict[str, Parameter]], parameters: dict) -> dict[Path, dict]:
+    """``parameters`` per notebook (``specs``: each one's typed parameters) for ``run-all``: a ``split`` goes to the
+    chapters whose parameters cell names it, the others run without one; a split that no chapter takes is a
+    :class:`ParameterError`."""
+    sources = list(specs)
     split = parameters.get("split")
     if split is None or str(split).strip() == "None":
         return {source: parameters for source in sources}
-    takes = {source: read_notebook(source)[1]["split"].choices for source in sources}
+    takes = {source: specs[source]["split"].choices for source in sources}
     takers = [s for s in sources if takes[s] is None or split in takes[s]]
     if not takers:
         named = sorted({c for choices in takes.values() for c in (choices or ())})
@@ -301,29 +285,29 @@ def run_all(parameters: dict | None = None, force: bool = False) -> list[tuple[P
     wrote are complete and not stale (:func:`up_to_date`).  The parameters are checked against every notebook
     before the first one runs; the results folder is held for the whole run (:func:`locks.hold`).
     """
-    sources = book_notebooks()
-    given = _split_for_each(sources, dict(parameters or {}))
-    typed = {source: check_parameters(source, given[source]) for source in sources}
-    folders = {_results_dir(t) for t in typed.values()}
+    read = {source: read_notebook(source) for source in book_notebooks()}
+    given = _split_for_each({source: specs for source, (_, specs) in read.items()}, dict(parameters or {}))
+    typed = {source: check_parameters(source, given[source], specs) for source, (_, specs) in read.items()}
     with contextlib.ExitStack() as held:
-        for folder in sorted(folders):
-            make_output_folders(sources[0], {"results_dir": str(folder)})
+        for folder in sorted({_results_dir(t) for t in typed.values()}):
             held.enter_context(locks.hold(folder))
-        return _run_each(sources, typed, force)
+        return _run_each(read, typed, force)
 
 
-def _run_each(sources: list[Path], typed: dict[Path, dict], force: bool) -> list[tuple[Path, str, float]]:
+def _run_each(read: dict[Path, tuple], typed: dict[Path, dict], force: bool) -> list[tuple[Path, str, float]]:
+    """Each notebook of ``read`` (source -> (notebook, specs)) in order, skipping up-to-date ones, with its stamp."""
     report = []
+    sources = list(read)
     for source in sources:
         if not force and up_to_date(source, typed[source]):
             print(f"[proofbook] {notebook_id(source)}: unchanged, skipped", file=sys.stderr)
             report.append((source, "skipped", 0.0))
             continue
         print(f"[proofbook] {notebook_id(source)}: running", file=sys.stderr)
-        started, start = time.time(), time.perf_counter()
-        run_notebook(source, typed[source], lock=False)
+        start = time.perf_counter()
+        make_output_folders(source, typed[source])
+        _, written = _execute(source, read[source][0], typed[source], None, False, True, None)
         seconds = time.perf_counter() - start
-        written = _results_written(source, _results_dir(typed[source]), started)
         write_json_atomic(STAMPS / f"{notebook_id(source)}.json",
                           json.loads(json.dumps({"parameters": typed[source], "data_files": _data_listing(typed[source]),
                                                  "results": written, "seconds": round(seconds, 1),

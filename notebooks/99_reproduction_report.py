@@ -17,7 +17,7 @@
 #
 # **Overview.** This page lists every claim of the three papers that the book tests, with the paper's number,
 # this run's number and its 95% bootstrap interval where the chapter computes one, and a verdict.  The
-# verdicts are not written by hand: each claim is one rule in the library (`proofbook.core.claims.REGISTRY`: which
+# verdicts are not written by hand: each claim is one rule in the library (`proofbook.core.paper_claims.REGISTRY`: which
 # result rows, which comparison, which threshold, and where the threshold comes from), and one function
 # decides every claim from the rows that the chapters wrote to their results files:
 #
@@ -54,7 +54,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from proofbook.core import claims
+from proofbook.core import paper_claims
 from proofbook.core.paths import PROJECT_ROOT
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
@@ -64,21 +64,21 @@ chapter = start("report/99_reproduction_report", data_dir=data_dir, split=split,
                 results_dir=results_dir, compare_results_dir=compare_results_dir)
 results = chapter.results
 folder = Path(results_dir) if Path(results_dir).is_absolute() else PROJECT_ROOT / results_dir
-rows = claims.load_rows(folder)
-found = claims.verdicts(rows)
-results.extend(claims.verdict_rows(found))
+rows = paper_claims.load_rows(folder)
+found = paper_claims.verdicts(rows)
+results.extend(paper_claims.verdict_rows(found))
 print(f"{len(rows)} results files read from {results_dir}; {len(found)} claims")
 
 # %% [markdown]
 # ## Summary
 
 # %%
-table = claims.claims_table(found)
+table = paper_claims.claims_table(found)
 summary = table.groupby(["paper", "verdict"]).size().unstack(fill_value=0)
-summary = summary.reindex(columns=[name for name in claims.VERDICT_NAMES.values() if name in summary.columns])
+summary = summary.reindex(columns=[name for name in paper_claims.VERDICT_NAMES.values() if name in summary.columns])
 summary.loc["all"] = summary.sum()
 counts = table["verdict"].value_counts()
-for name in claims.VERDICT_NAMES.values():
+for name in paper_claims.VERDICT_NAMES.values():
     glue(f"n_{name}", int(counts.get(name, 0)), display=False)
 glue("n_claims", len(table), display=False)
 summary
@@ -115,7 +115,7 @@ plt.show()
 # %%
 if compare_results_dir:
     other = Path(compare_results_dir) if Path(compare_results_dir).is_absolute() else PROJECT_ROOT / compare_results_dir
-    second = claims.claims_table(claims.verdicts(claims.load_rows(other)))
+    second = paper_claims.claims_table(paper_claims.verdicts(paper_claims.load_rows(other)))
     side_by_side = table[["claim", "this run", "split", "verdict"]].merge(
         second[["claim", "this run", "split", "verdict"]], on="claim", suffixes=(" (this run)", " (compared)"))
 else:
@@ -128,4 +128,4 @@ side_by_side
 # Each change that this machine forces, and the chapter that says exactly what differs and why.
 
 # %%
-pd.DataFrame([vars(d) for d in claims.DEPARTURES]).style.hide(axis="index")
+pd.DataFrame([vars(d) for d in paper_claims.DEPARTURES]).style.hide(axis="index")

@@ -40,7 +40,7 @@
 # **How the data flows.**  A chapter reads a dataset with a `data` reader, builds a `core` corpus and an
 # `index` over it, trains or loads `models` (cached by `core.cache`), runs its paper's method from the paper
 # package, writes result rows (`core.results`, with the digest of every input) and draws them with `render`.
-# The reproduction report decides every paper claim from those rows with `core.claims`.
+# The reproduction report decides every paper claim from those rows with `core.paper_claims`.
 
 # %% tags=["parameters"]
 data_dir: str | None = None

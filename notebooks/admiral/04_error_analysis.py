@@ -31,7 +31,7 @@ from myst_nb import glue
 
 from proofbook.data.feverous import read_feverous_claims
 from proofbook.render.chapter import start
-from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.core import intervals
 from proofbook.core.examples import by_id, sample
 from proofbook.render.tables import FilterableTable
@@ -41,17 +41,17 @@ from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import save_figure
 from proofbook.render.retrieval import beams_frame, sentences_frame
 
-n_claims = limit or (experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT)
+n_claims = limit or (retrieval_experiments.SMOKE_LIMIT if smoke else retrieval_experiments.FULL_LIMIT)
 chapter = start("admiral/04_error_analysis", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
-                results_dir=results_dir, settings=experiments.TrainingSettings, example_id=example_id,
+                results_dir=results_dir, settings=retrieval_experiments.TrainingSettings, example_id=example_id,
                 sample_seed=sample_seed, n_examples=n_examples)
 data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 tasks = {name: load_task(name, data_path) for name in ("hover", "feverous_s", "feverous_s+distractors")}
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     tasks = {name: smoke_task(task, seed=seed) for name, task in tasks.items()}
-config = experiments.book_config(smoke)
-components = experiments.train_components([tasks["hover"], tasks["feverous_s"]], settings)
-runs = {name: experiments.cached_run(tasks[name], components, tasks[name].evaluation[:n_claims], settings, config,
+config = retrieval_experiments.book_config(smoke)
+components = retrieval_experiments.train_components([tasks["hover"], tasks["feverous_s"]], settings)
+runs = {name: retrieval_experiments.cached_run(tasks[name], components, tasks[name].evaluation[:n_claims], settings, config,
                                      progress=not smoke) for name in ("hover", "feverous_s+distractors")}
 
 # %% [markdown]

@@ -41,12 +41,12 @@ from myst_nb import glue
 
 from proofbook.core import intervals
 from proofbook.data.natlog import read_fewshot_processed
-from proofbook.admiral.prover import aligned, natlog, operators
+from proofbook.admiral.prover import aligned_proofs, natlog, operators
 from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.core.examples import sample
 from proofbook.admiral.prover.lexical import lexical_operator
-from proofbook.admiral.prover.showcase import showcase_proof
-from proofbook.admiral.prover.experiments import SufficiencySettings, train_prover
+from proofbook.admiral.prover.proof_showcase import showcase_proof
+from proofbook.admiral.prover.sufficiency_experiments import SufficiencySettings, train_prover
 from proofbook.render.chapter import start
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import save_figure
@@ -72,7 +72,7 @@ table
 # %% [markdown]
 # QA-NatVer's few-shot proofs (FEVER training claims with gold-like proofs), rendered with the claim spans
 # underlined, each operator in words, and the automaton's path.  The first is chosen by a rule
-# (`proofbook.admiral.prover.showcase`): {glue:text}`showcase_text`; the others are a sample drawn with
+# (`proofbook.admiral.prover.proof_showcase`): {glue:text}`showcase_text`; the others are a sample drawn with
 # `sample_seed` (`n_examples` in all; `example_id` = a FEVER claim id of the few-shot file shows that one first).
 
 # %%
@@ -208,7 +208,7 @@ plt.show()
 # The model above sees two spans and nothing else, so it cannot know whether a claim chunk is covered *somewhere*
 # in the evidence: it recalls independence `#` on {glue:text}`span_recall_independent` of the held-out `#` steps.
 # The next chapter's sufficiency rule builds proofs by alignment instead of generation (QA-NatVer's design for
-# small models, `proofbook.admiral.prover.aligned`): chunk the claim, align each chunk to its best evidence spans, and ask a
+# small models, `proofbook.admiral.prover.aligned_proofs`): chunk the claim, align each chunk to its best evidence spans, and ask a
 # second operator model that reads each pair *in context* -- `chunk ; claim` against `span ; the span's sentence`.
 # It is trained on the same QA-NatVer steps with their contexts, plus the proofs built for HoVer and FEVEROUS-S
 # training claims (below): each chunk against its gold sentence's span, with the operator the span model gives
@@ -230,7 +230,7 @@ pd.crosstab(pd.Series([x.source for x in context.train], name="source"),
 
 # %%
 context_gold = [x.operator for x in context.heldout]
-context_pred = aligned.heldout_predictions(prover.context_model, context.heldout)
+context_pred = aligned_proofs.heldout_predictions(prover.context_model, context.heldout)
 context_scores = pd.DataFrame(operators.per_operator_scores(context_gold, context_pred)).set_index("operator")
 for op, row in context_scores.iterrows():
     results.add("qanatver-heldout", "heldout", "operator-model-aligned", f"precision/{op}", row["precision"],
@@ -270,10 +270,10 @@ for name in ("hover", "feverous_s"):
     task = tasks[name]
     sets = evidence_sets([task], n_independence, settings.proofgen.distractors, settings.proofgen.max_evidence, seed,
                          claims_per_task={task.dataset: task.evaluation})
-    examples, _ = aligned.independence_examples(sets, prover.aligner, prover.operator_model)
+    examples, _ = aligned_proofs.independence_examples(sets, prover.aligner, prover.operator_model)
     held += examples
 held_gold = [x.operator == "#" for x in held]
-predicted = {"operator-model-aligned": [p == "#" for p in aligned.heldout_predictions(prover.context_model, held)],
+predicted = {"operator-model-aligned": [p == "#" for p in aligned_proofs.heldout_predictions(prover.context_model, held)],
              "operator-model": [p == "#" for p in prover.operator_model.predict([(x.claim_span, x.evidence_span)
                                                                                   for x in held])],
              "lexical": [lexical_operator(x.claim_span, x.evidence_span) == "#" for x in held]}

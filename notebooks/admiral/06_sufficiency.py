@@ -38,7 +38,7 @@
 # builds its proofs the way QA-NatVer (Aly et al. 2023) does with small models -- chunk the claim, align each
 # chunk to an evidence span, predict each pair's operator -- with an operator model that reads the chunk's claim
 # and the span's sentence and was taught, from training claims with a gold sentence removed, what an
-# uncovered chunk looks like (`proofbook.admiral.prover.aligned`).  The automaton and the rule's shape stay: a proof
+# uncovered chunk looks like (`proofbook.admiral.prover.aligned_proofs`).  The automaton and the rule's shape stay: a proof
 # whose chunk is independent of the evidence ends in NOT ENOUGH INFO, which means "insufficient".  The
 # generator keeps proof beam {glue:text}`proof_beam` instead of 25 (CPU time), and both rules' thresholds are
 # chosen on training claims (below), because -0.9 is calibrated to ProoFVer's BART-large.
@@ -63,14 +63,14 @@ import seaborn as sns
 from IPython.display import HTML, display
 from myst_nb import glue
 
-from proofbook.core import claims as paper_claims
+from proofbook.core import paper_claims
 from proofbook.core import intervals
 from proofbook.data.fever_symmetric import read_fever_symmetric
-from proofbook.admiral.prover import aligned, natlog, stopping, sufficiency
-from proofbook.admiral.prover import experiments as prover_experiments
+from proofbook.admiral.prover import aligned_proofs, natlog, stopping, sufficiency
+from proofbook.admiral.prover import sufficiency_experiments as prover_experiments
 from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.render.chapter import sized_settings, start
-from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import save_figure
 
@@ -78,13 +78,13 @@ FULL_LIMIT = 100          # evaluation claims per dataset at full size (fits the
 FULL_VERDICT_LIMIT = 200  # FEVER-Symmetric pairs per split at full size
 FULL_AUC_CLAIMS = 50      # evaluation claims per dataset whose complete / incomplete selections measure each score
 n_claims = limit or (6 if smoke else FULL_LIMIT)
-experiments_claims = experiments.SMOKE_LIMIT if smoke else experiments.FULL_LIMIT  # the experiments chapter's run
+experiments_claims = retrieval_experiments.SMOKE_LIMIT if smoke else retrieval_experiments.FULL_LIMIT  # the experiments chapter's run
 n_pairs = limit or (6 if smoke else FULL_VERDICT_LIMIT)
 splits = [split] if split else ["dev"]
 if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
-retrieval_settings = sized_settings(experiments.TrainingSettings, seed, smoke)
-beam = experiments.book_config(smoke).beam
+retrieval_settings = sized_settings(retrieval_experiments.TrainingSettings, seed, smoke)
+beam = retrieval_experiments.book_config(smoke).beam
 settings = sized_settings(prover_experiments.SufficiencySettings, seed, smoke)
 chapter = start("admiral/06_sufficiency", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
                 results_dir=results_dir, iterations=settings.iterations, proof_beam=settings.beam,
@@ -108,7 +108,7 @@ if smoke:  # a few claims over a small corpus: every step runs, the numbers mean
     tasks = {name: smoke_task(task, seed=seed) for name, task in tasks.items()}
 training = [tasks["hover"], tasks["feverous_s"]]
 start = time.perf_counter()
-components = experiments.train_components(training, retrieval_settings)
+components = retrieval_experiments.train_components(training, retrieval_settings)
 prover = prover_experiments.train_prover(training, settings, data_path, progress=not smoke)
 seconds = {**components.train_seconds, **prover.seconds}
 pd.Series(seconds, name="seconds (0 if loaded from the cache)").round(1).to_frame()
@@ -407,8 +407,8 @@ pd.DataFrame(sanity)
 
 # %%
 check_claims = claims_by_dataset["hover"][:2 if smoke else 5]
-hooked = experiments.build_admiral(tasks["hover"], components,
-                                   experiments.book_config(smoke, iterations=settings.iterations),
+hooked = retrieval_experiments.build_admiral(tasks["hover"], components,
+                                   retrieval_experiments.book_config(smoke, iterations=settings.iterations),
                                    sufficiency=prover.natlog(settings, "hover"))
 live = hooked.retrieve_many([c.claim for c in check_claims], progress=False)
 replayed = runs["hover"]["suff-natlog"].stops[:len(check_claims)]
@@ -465,7 +465,7 @@ verdicts = {}
 aligned_hook = prover.aligned(settings)
 symmetric = {part: list(read_fever_symmetric(data_path, part))[:n_pairs] for part in ("dev", "test")}
 aligned_found = {part: prover_experiments.aligned_proofs(aligned_hook, pairs) for part, pairs in symmetric.items()}
-nei_tuning = aligned.tune_nei_threshold(aligned_found["dev"], [p.label for p in symmetric["dev"]])
+nei_tuning = aligned_proofs.tune_nei_threshold(aligned_found["dev"], [p.label for p in symmetric["dev"]])
 glue("nei_rule", f"answers NOT ENOUGH INFO when its probability reaches {nei_tuning['nei_threshold']:.2f}"
      if nei_tuning["nei_threshold"] <= 1 else "never answers NOT ENOUGH INFO (no threshold at or below 1 does better "
      "there)", display=False)
@@ -614,7 +614,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 #    `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`), and the aligned rule
 #    `AlignedSettings.threshold` (0.5), instead of calibrated ones.  For a second run, set thresholds of your
 #    own, e.g. `prover_experiments.SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0,
-#    aligned=aligned.AlignedSettings(threshold=0.2))` (only the threshold changes, so the operator model is
+#    aligned=aligned_proofs.AlignedSettings(threshold=0.2))` (only the threshold changes, so the operator model is
 #    read from the cache).  Predict how the `avg_hops` and
 #    recall@5 of `suff-natlog` and `suff-natlog-generated` will move as each threshold rises, and which other
 #    system's row will change although its model does not.  The calibration figure and its sentences are absent

@@ -17,7 +17,7 @@
 # 0.5, and ranks the rest by (∏ s_d(p_i)) · s_e(P ⊢ H).  The answer is the option whose hypothesis has the
 # best proof.  This chapter follows one real OpenBookQA question through every step.
 #
-# **Which question.** Chosen by a rule, not by hand (`proofbook.entailer.showcase`): the questions
+# **Which question.** Chosen by a rule, not by hand (`proofbook.entailer.tree_showcase`): the questions
 # of the split are shuffled by `sample_seed`, and the chapter follows the first on which
 # {glue:text}`showcase_rule`.  Set `example_id` to an OpenBookQA question id (e.g. `7-980`) to follow any
 # other question of the split.
@@ -27,7 +27,7 @@
 # behaviours are three small models trained on this machine: a scratch BART premise generator (trained on
 # EntailmentBank's one-step entailments in the official format, from the hypothesis alone) and two MiniLM
 # cross-encoders (truth and entailment) trained on EntailmentBank, OpenBookQA train and SciTail/SICK with
-# negatives we build (`proofbook.entailer.behaviours` describes them).  The truth scorer reads each
+# negatives we build (`proofbook.entailer.training_data` describes them).  The truth scorer reads each
 # statement together with the two WorldTree facts BM25 retrieves for it, and learns from *groups*: the
 # options of one OpenBookQA training question, or an EntailmentBank statement with its perturbed and negated
 # copies, each group with one true member (a multiple-choice loss).  A local `allenai/entailer-large` folder
@@ -57,11 +57,11 @@ from IPython.display import display
 from myst_nb import glue
 
 from proofbook.core import intervals
-from proofbook.entailer import experiments
+from proofbook.entailer import entailer_experiments
 from proofbook.entailer.components import Settings, build_components
 from proofbook.entailer.datasets import evaluation_splits, read_questions
 from proofbook.entailer.search import answer_question
-from proofbook.entailer.showcase import showcase_question
+from proofbook.entailer.tree_showcase import showcase_question
 from proofbook.entailer.trees import TreeView
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
@@ -127,7 +127,7 @@ question, deep_answer = chosen.example
 glue("showcase_rule", chosen.rule, display=False)
 glue("showcase_text", chosen.text, display=False)
 glue("question_id", question.id, display=False)
-[hypotheses] = experiments.write_hypotheses([question], components.writer)
+[hypotheses] = entailer_experiments.write_hypotheses([question], components.writer)
 print(question.stem)
 print("why this question:", chosen.text)
 pd.DataFrame({"option": [o.text for o in question.options], "hypothesis": hypotheses,
@@ -141,7 +141,7 @@ pd.DataFrame({"option": [o.text for o in question.options], "hypothesis": hypoth
 # this book uses:
 
 # %%
-sampling = pd.DataFrame(experiments.sampling_check(components, hypotheses, settings.k, seed))
+sampling = pd.DataFrame(entailer_experiments.sampling_check(components, hypotheses, settings.k, seed))
 glue("wellformed_paper", f"{sampling['well-formed'][0]}/{sampling['samples'][0]}", display=False)
 glue("wellformed_ours", f"{sampling['well-formed'][1]}/{sampling['samples'][1]}", display=False)
 sampling
@@ -257,7 +257,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #    two rows):
 #
 #    ```python
-#    pd.DataFrame(experiments.sampling_check(components, hypotheses, settings.k, seed,
+#    pd.DataFrame(entailer_experiments.sampling_check(components, hypotheses, settings.k, seed,
 #                 settings=((2.0, 0.95), (1.5, 0.95), (1.2, 0.95), (1.0, 0.95), (0.7, 0.95), (2.0, 0.5))))
 #    ```
 #
@@ -309,7 +309,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 #    in a copy (this retrains the truth scorer only).
 #
 #    :::{dropdown} Hint
-#    The truth-scorer paragraph of the `proofbook.entailer.experiments` docstring says what a MiniLM scorer
+#    The truth-scorer paragraph of the `proofbook.entailer.entailer_experiments` docstring says what a MiniLM scorer
 #    learnt without facts. Compare the facts retrieved for the different options: are they about the question, or
 #    about each option's own words?
 #    :::

@@ -55,8 +55,8 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.core import claims, intervals
-from proofbook.entailer import experiments
+from proofbook.core import paper_claims, intervals
+from proofbook.entailer import entailer_experiments
 from proofbook.entailer.components import Settings, build_components
 from proofbook.entailer.datasets import evaluation_plan, evaluation_splits, read_questions
 from proofbook.render.chapter import start
@@ -86,12 +86,12 @@ for dataset, dataset_splits in datasets.items():
         if smoke:  # direct-all on a slice: every step runs, the number means nothing
             all_questions = all_questions[:3 * n_questions]
         questions = all_questions[:n_questions]
-        runs[dataset, split_name] = experiments.run_systems(questions, components, settings, dataset, split_name,
+        runs[dataset, split_name] = entailer_experiments.run_systems(questions, components, settings, dataset, split_name,
                                                             progress=not smoke)
-        for row in experiments.run_rows(runs[dataset, split_name], dataset, split_name, seed=seed):
+        for row in entailer_experiments.run_rows(runs[dataset, split_name], dataset, split_name, seed=seed):
             results.add(**row)
-        results.add(**experiments.chance_row(questions, dataset, split_name))
-        accuracy, seconds = experiments.direct_all(all_questions, components, progress=not smoke)
+        results.add(**entailer_experiments.chance_row(questions, dataset, split_name))
+        accuracy, seconds = entailer_experiments.direct_all(all_questions, components, progress=not smoke)
         results.add(dataset, split_name, "direct-all", "accuracy", accuracy, len(all_questions))
         results.add(dataset, split_name, "direct-all", "seconds_per_question", seconds, len(all_questions))
 
@@ -137,7 +137,7 @@ for split_name in evaluation_splits(data_path, "entailmentbank", split if split 
     trees = read_entailmentbank(data_path, split_name, 1)
     trees = trees[:n_questions] if smoke else trees
     for source in SOURCES:
-        recall, n_premises, examples = experiments.premise_recall(components, trees, source,
+        recall, n_premises, examples = entailer_experiments.premise_recall(components, trees, source,
                                                                   settings.search("entailer-sampled-d1"),
                                                                   progress=not smoke)
         results.add("entailmentbank", split_name, f"premise-{source}", "premise_recall", recall, n_premises)
@@ -162,21 +162,21 @@ pd.DataFrame(recall_examples or [])
 
 # %%
 first = next(iter(runs))
-ours = {s: results.value(first[0], first[1], s, "accuracy") for s in experiments.SYSTEMS + experiments.SOURCE_SYSTEMS}
-comparison = pd.DataFrame({"paper (OBQA test, T5-11B)": experiments.PAPER_OBQA,
+ours = {s: results.value(first[0], first[1], s, "accuracy") for s in entailer_experiments.SYSTEMS + entailer_experiments.SOURCE_SYSTEMS}
+comparison = pd.DataFrame({"paper (OBQA test, T5-11B)": entailer_experiments.PAPER_OBQA,
                            f"this run ({first[0]} {first[1]})": ours})
 comparison["this run - direct"] = comparison.iloc[:, 1] - ours["direct"]
-comparison["paper - direct"] = comparison.iloc[:, 0] - experiments.PAPER_OBQA["direct"]
-for system in experiments.SYSTEMS + experiments.SOURCE_SYSTEMS:
+comparison["paper - direct"] = comparison.iloc[:, 0] - entailer_experiments.PAPER_OBQA["direct"]
+for system in entailer_experiments.SYSTEMS + entailer_experiments.SOURCE_SYSTEMS:
     glue(f"acc_{system}", f"{ours[system]:.3f}", display=False)
     glue(f"sec_{system}", f"{results.value(first[0], first[1], system, 'seconds_per_question'):.2f}", display=False)
 gap = ours["entailer-sampled-d1"] - ours["direct"]
 glue("gap_sampled_direct", f"{gap:+.3f}", display=False)
-chapter_claims = claims.chapter_verdicts(results)
+chapter_claims = paper_claims.chapter_verdicts(results)
 for found in chapter_claims:
-    glue(found.claim.id.replace("-", "_"), claims.verdict_text(found), display=False)
+    glue(found.claim.id.replace("-", "_"), paper_claims.verdict_text(found), display=False)
 glue("break_d1", f"{results.value(first[0], first[1], 'entailer+direct-d1', 'faithfulness_break'):.3f}", display=False)
-glue("combined_d1", experiments.combined_text(
+glue("combined_d1", entailer_experiments.combined_text(
     results.value(first[0], first[1], "entailer+direct-d1", "same_answer_as_direct"),
     results.value(first[0], first[1], "entailer+direct-d1", "faithfulness_break")), display=False)
 for system in ("direct", "entailer-sampled-d1"):
@@ -188,7 +188,7 @@ for system in ("direct", "entailer-sampled-d1"):
         chance.append(f"{dataset} {split_name}: {value('accuracy'):.3f} [{low:.3f}, {high:.3f}], "
                       f"{intervals.relation(low, high, level)} chance ({level:.3f})")
     glue(f"{system}_vs_chance", "; ".join(chance), display=False)
-glue("paper_break", f"{experiments.PAPER_FAITHFULNESS_BREAK:.3f}", display=False)
+glue("paper_break", f"{entailer_experiments.PAPER_FAITHFULNESS_BREAK:.3f}", display=False)
 glue("n_questions", len(runs[first]["direct"].answers), display=False)
 glue("fallback_d1", f"{results.value(first[0], first[1], 'entailer-sampled-d1', 'leaf_fallback_share'):.3f}",
      display=False)
@@ -218,7 +218,7 @@ comparison.style.format("{:.3f}")
 # The paper's claims that this chapter tests, decided by the reproduction report's rule:
 
 # %%
-claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "this run", "rule", "verdict"]]
+paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "this run", "rule", "verdict"]]
 
 # %% [markdown]
 # The claims in words: proof against direct, {glue:text}`E1_proof_vs_direct`; sampled against greedy,
@@ -277,7 +277,7 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 #   tell them apart: the search keeps the best of k, and a wrong option's spurious high-scoring candidate can win
 #   as easily as the right option's.  In the paper the same model writes and judges the premises, so its premises are mostly ones it
 #   believes.  A larger generator does not fix this within the book's budget: measured during development
-#   (`proofbook.entailer.experiments` records how), a 3-layer d_model-256 scratch generator and a
+#   (`proofbook.entailer.entailer_experiments` records how), a 3-layer d_model-256 scratch generator and a
 #   49M-parameter encoder-decoder warm-started from MiniLM both still sampled mostly garbled premises, the
 #   second after more training time than this whole chapter set may take.  A local `allenai/entailer-large`
 #   folder (`EntailerCheckpoint`) is the way to test the claim with a pretrained generator.

@@ -45,7 +45,7 @@ from proofbook.core import intervals
 from proofbook.core.examples import by_id, shuffled
 from proofbook.entailer.trees import render_html
 from proofbook.render.tables import FilterableTable
-from proofbook.entailer import experiments
+from proofbook.entailer import entailer_experiments
 from proofbook.entailer.analysis import ERROR_CATEGORIES, errors, memory_demo
 from proofbook.entailer.components import Settings, build_components
 from proofbook.entailer.datasets import evaluation_splits, read_questions
@@ -65,7 +65,7 @@ data_path, results, settings = chapter.data_path, chapter.results, chapter.setti
 split_name = evaluation_splits(data_path, "obqa", split)[0]
 components = build_components(data_path, settings)
 questions = read_questions(data_path, "obqa", split_name)[:n_questions]
-runs = experiments.run_systems(questions, components, settings, "obqa", split_name, progress=not smoke)
+runs = entailer_experiments.run_systems(questions, components, settings, "obqa", split_name, progress=not smoke)
 run = runs[SYSTEM]
 wrong = errors(run, questions, components.facts)
 print(f"OBQA {split_name}: {len(questions)} questions, {SYSTEM} accuracy {run.accuracy:.3f}, {len(wrong)} wrong")
@@ -207,7 +207,7 @@ if demo["taught"]:
 # ## Exercises
 #
 # 1. **Predict the error categories.** Before running, read the rules of `error_category` in
-#    `proofbook.entailer.experiments` (tried in the order `dataset`, `reasoning: near-tautology`,
+#    `proofbook.entailer.entailer_experiments` (tried in the order `dataset`, `reasoning: near-tautology`,
 #    `reasoning`, `belief`) and the trees of the method chapter, and write down which category will hold the largest
 #    share of the wrong answers and whether `dataset` will be empty. Run
 #    `python -m proofbook run notebooks/entailer/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`

@@ -10,7 +10,7 @@
 # the retrieved documents, and (5) a six-way *veracity* classifier that reads the claim and the summaries.
 # This chapter follows one real ClaimDecomp test claim through every stage.
 #
-# **Which claim.** Chosen by a rule, not by hand (`proofbook.wild.showcase`): the ClaimDecomp test claims are
+# **Which claim.** Chosen by a rule, not by hand (`proofbook.wild.claim_showcase`): the ClaimDecomp test claims are
 # shuffled by `sample_seed`, and the chapter follows the first for which {glue:text}`showcase_rule`.  Set
 # `example_id` to a ClaimDecomp `example_id` to follow any other test claim.
 #
@@ -44,19 +44,19 @@ from myst_nb import glue
 from proofbook.core.cache import ArtifactCache
 from proofbook.models.llm import endpoint_configured
 from proofbook.render.chapter import start
-from proofbook.wild import experiments
+from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import load_data, snippet_words
 from proofbook.wild.pipeline import replay_pipeline
 from proofbook.wild.tables import llm_questions, llm_summaries, predictions_frame, search_frame, spans_frame, summaries_frame, windows_frame
 from proofbook.wild.decomposition import AnnotatedQuestions
-from proofbook.wild.showcase import showcase_claim
+from proofbook.wild.claim_showcase import showcase_claim
 
 data = load_data(data_dir)
 chapter = start("wild/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
-                results_dir=results_dir, settings=experiments.WildSettings, example_id=example_id,
+                results_dir=results_dir, settings=wild_experiments.WildSettings, example_id=example_id,
                 sample_seed=sample_seed, n_examples=n_examples)
 data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
-models = experiments.train_models(data, settings, ArtifactCache(), progress=not smoke)
+models = wild_experiments.train_models(data, settings, ArtifactCache(), progress=not smoke)
 pipeline = replay_pipeline(data, models)
 chosen = showcase_claim(pipeline, data.claimdecomp["test"], example_id, sample_seed)
 claim, trace = chosen.example
@@ -143,7 +143,7 @@ summaries
 # evidence: the gold justification (the oracle), the retrieved snippets, or their summaries.
 
 # %%
-probabilities = experiments.predict_conditions(models, claim, trace)
+probabilities = wild_experiments.predict_conditions(models, claim, trace)
 predictions_frame(probabilities).round(3)
 
 # %% [markdown]
@@ -205,7 +205,7 @@ timing.round(4).to_frame("median seconds")
 #    `summary` column of the Stage 4 table and the `web-summaries` row of the Stage 5 table.
 #
 #    :::{dropdown} Hint
-#    `join_summaries` in `proofbook.wild.experiments` decides what the classifier reads from the summaries. The
+#    `join_summaries` in `proofbook.wild.wild_experiments` decides what the classifier reads from the summaries. The
 #    experiments chapter takes the same number from `WildSettings.summary_threshold`; this chapter's pipeline uses
 #    the summariser's default unless you pass one.
 #    :::

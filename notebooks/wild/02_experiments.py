@@ -55,17 +55,17 @@ import pandas as pd
 import seaborn as sns
 from myst_nb import glue
 
-from proofbook.core import claims, intervals
+from proofbook.core import paper_claims, intervals
 from proofbook.core.cache import ArtifactCache
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
-from proofbook.wild import experiments
+from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import data_summary, load_data, snippet_words
 
 n_limit = limit or (6 if smoke else None)   # full size: every evaluation claim present
 data = load_data(data_dir, split=split, limit=n_limit)
 chapter = start("wild/02_experiments", data_dir=data_dir, split=split, limit=n_limit, seed=seed, smoke=smoke,
-                results_dir=results_dir, settings=experiments.WildSettings, record_settings="settings")
+                results_dir=results_dir, settings=wild_experiments.WildSettings, record_settings="settings")
 data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 n_test = len(data.evaluation.get(("claimdecomp", "test"), []))
 glue("n_test", n_test, display=False)
@@ -83,8 +83,8 @@ pd.DataFrame(data_summary(data)).set_index("data")
 
 # %%
 cache = ArtifactCache()
-sets = experiments.training_sets(data)
-models = experiments.train_models(data, settings, cache, progress=not smoke)
+sets = wild_experiments.training_sets(data)
+models = wild_experiments.train_models(data, settings, cache, progress=not smoke)
 training = pd.DataFrame([{"classifier": s.name, "trained on": s.sources, "examples": len(s.examples),
                           "near-duplicates removed": s.removed, "cleaned against": s.cleaned_against}
                          for s in sets.values()]).set_index("classifier")
@@ -109,8 +109,8 @@ training
 # ## Every system on every evaluation split
 
 # %%
-run = experiments.run_experiments(data, models, settings, cache, progress=not smoke)
-for row in experiments.metric_rows(run, seed=seed):
+run = wild_experiments.run_experiments(data, models, settings, cache, progress=not smoke)
+for row in wild_experiments.metric_rows(run, seed=seed):
     results.add(**row)
 system_rows = [vars(row) for row in results.rows if "-vs-" not in row.system and row.metric != "question_recall"]
 intervals.interval_table(system_rows, ["accuracy", "macro_f1", "mae", "soft_accuracy"], index=("dataset", "split", "system"))
@@ -123,7 +123,7 @@ intervals.interval_table(system_rows, ["accuracy", "macro_f1", "mae", "soft_accu
 # %%
 plot = pd.DataFrame([r for r in system_rows if r["dataset"] == "claimdecomp" and r["split"] == "test"
                      and r["metric"] in ("macro_f1", "mae")])
-order = [s for s in experiments.CLAIM_SYSTEMS if s in set(plot.get("system", []))]
+order = [s for s in wild_experiments.CLAIM_SYSTEMS if s in set(plot.get("system", []))]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
 for ax, metric, title in zip(axes, ("macro_f1", "mae"), ("macro-F1 (higher is better)", "MAE in label steps (lower is better)")):
     if order:  # no bars when ClaimDecomp test is not among the evaluated splits
@@ -168,15 +168,15 @@ pd.Series(run.search_dropped, name="results dropped (ClaimDecomp test)").to_fram
 # qualitative claims are compared.
 
 # %%
-chapter_claims = claims.chapter_verdicts(results)
+chapter_claims = paper_claims.chapter_verdicts(results)
 for found in chapter_claims:
-    glue(found.claim.id.replace("-", "_"), claims.verdict_text(found), display=False)
+    glue(found.claim.id.replace("-", "_"), paper_claims.verdict_text(found), display=False)
 jvs = [results.value("claimdecomp", "test", "justification-vs-web-snippets", "mae" + b)
        for b in ("", intervals.LOW, intervals.HIGH)]
 glue("max_length", settings.evidence.max_length, display=False)
 glue("justification_vs_snippets", f"{jvs[0]:+.3f} (95% interval {jvs[1]:+.3f} to {jvs[2]:+.3f}), an interval "
      f"{intervals.relation(jvs[1], jvs[2], 0.0)} zero", display=False)
-claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", "rule", "verdict"]]
+paper_claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", "rule", "verdict"]]
 
 # %% [markdown]
 # *Table: the paper's claims that this chapter tests, decided by the reproduction report's rules (this run:
@@ -229,7 +229,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", 
 #    :::{dropdown} Hint
 #    For (b), look at the label counts in the data table: MAE rewards a guess in the middle of the scale when the
 #    gold labels spread to both ends. For (c), work out the per-label F1 of a predictor that always says one label.
-#    For (d), read how `proofbook.core.claims` turns a paired 95% interval into a verdict, and think about how wide an
+#    For (d), read how `proofbook.core.paper_claims` turns a paired 95% interval into a verdict, and think about how wide an
 #    interval over this copy's test claims can be.
 #    :::
 #
@@ -261,7 +261,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", 
 # 4. **The summariser's threshold.** `WildSettings.summary_threshold` is the MiniLM cosine below which a retrieved
 #    document is summarised as "The document is irrelevant to the claim.". Copy the notebook
 #    (`cp notebooks/wild/02_experiments.py /tmp/mine/wild_02.py`), replace its `settings = ...` line with
-#    `settings = dataclasses.replace(experiments.WildSettings.full(seed), summary_threshold=0.6)` (and add
+#    `settings = dataclasses.replace(wild_experiments.WildSettings.full(seed), summary_threshold=0.6)` (and add
 #    `import dataclasses`), and run the copy with
 #    `python -m proofbook run /tmp/mine/wild_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`. Before
 #    running, predict which rows of the veracity table can change at all, and whether the `web-summaries` `mae`
@@ -276,7 +276,7 @@ claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", 
 #
 # 5. **How much evidence the classifier reads.** The evidence classifier reads at most
 #    `WildSettings.evidence.max_length` tokens of claim and evidence together (`claim-only` has its own,
-#    `WildSettings.claim_only.max_length`). In your copy, write `base = experiments.WildSettings.full(seed)` and
+#    `WildSettings.claim_only.max_length`). In your copy, write `base = wild_experiments.WildSettings.full(seed)` and
 #    `settings = dataclasses.replace(base, evidence=dataclasses.replace(base.evidence, max_length=96))`. This
 #    retrains the evidence classifier and `claim-only-matched` (both use the evidence settings), but not
 #    `claim-only`. Before running, predict which of `justification`, `web-snippets` and `web-summaries` gets the

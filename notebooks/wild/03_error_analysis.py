@@ -39,19 +39,19 @@ from proofbook.render.tables import FilterableTable
 from proofbook.core.cache import ArtifactCache
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
-from proofbook.wild import experiments
+from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import load_data
 from proofbook.wild.tables import mae_by_label_frame
 
 n_limit = limit or (6 if smoke else None)
 data = load_data(data_dir, split=split, limit=n_limit)
 chapter = start("wild/03_error_analysis", data_dir=data_dir, split=split, limit=n_limit, seed=seed, smoke=smoke,
-                results_dir=results_dir, settings=experiments.WildSettings, example_id=example_id,
+                results_dir=results_dir, settings=wild_experiments.WildSettings, example_id=example_id,
                 sample_seed=sample_seed, n_examples=n_examples)
 data_path, results, settings = chapter.data_path, chapter.results, chapter.settings
 cache = ArtifactCache()
-models = experiments.train_models(data, settings, cache, progress=not smoke)
-run = experiments.run_experiments(data, models, settings, cache, progress=not smoke)
+models = wild_experiments.train_models(data, settings, cache, progress=not smoke)
+run = wild_experiments.run_experiments(data, models, settings, cache, progress=not smoke)
 systems = [s for s in ("claim-only", "justification", "web-snippets", "web-summaries")
            if ("claimdecomp", "test", s) in run.predictions]
 print("conditions on ClaimDecomp test:", systems)
@@ -91,7 +91,7 @@ mae_table.style.format("{:.2f}")
 # ## Claims whose prediction the evidence changed
 
 # %%
-flips = experiments.flipped_claims(run, data, "web-summaries")
+flips = wild_experiments.flipped_claims(run, data, "web-summaries")
 closer = sum(f["closer"] for f in flips)
 results.add("claimdecomp", "test", "web-summaries", "flipped_vs_claim_only",
             len(flips), len(data.evaluation.get(("claimdecomp", "test"), [])))
@@ -114,7 +114,7 @@ FilterableTable(flips) if flips else "no prediction changed"
 shown_ids = [example_id] if example_id else [f["claim id"] for f in shuffled(flips, sample_seed)[:min(3, n_examples)]]
 glue("shown_ids", ", ".join(shown_ids) or "none", display=False)
 for shown_id in shown_ids:
-    display(pd.DataFrame(experiments.claim_predictions(run, data, shown_id)).assign(claim=shown_id))
+    display(pd.DataFrame(wild_experiments.claim_predictions(run, data, shown_id)).assign(claim=shown_id))
 
 # %% [markdown]
 # *Tables: claims {glue:text}`shown_ids` as each condition saw them: the prediction and the evidence text it read.*
@@ -159,7 +159,7 @@ for shown_id in shown_ids:
 #
 #    ```python
 #    for system in ("claim-only-matched", "justification", "web-snippets", "web-summaries"):
-#        rows = experiments.flipped_claims(run, data, system)
+#        rows = wild_experiments.flipped_claims(run, data, system)
 #        print(system, len(rows), "flipped,", sum(r["closer"] for r in rows), "closer to gold")
 #    ```
 #

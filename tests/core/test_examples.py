@@ -69,7 +69,7 @@ def test_showcase_with_an_example_id_says_whether_it_meets_the_rule():
 def test_the_natural_logic_showcase_finds_an_independence_step():
     from types import SimpleNamespace
 
-    from proofbook.admiral.prover.showcase import independence_steps, showcase_proof
+    from proofbook.admiral.prover.proof_showcase import independence_steps, showcase_proof
 
     step = lambda op: SimpleNamespace(operator=op)  # noqa: E731
     proofs = [SimpleNamespace(claim_id=1, steps=[step("="), step("<")]),

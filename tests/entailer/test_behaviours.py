@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from proofbook.models.loading import CheckpointError, minilm_path
-from proofbook.entailer import behaviours as bh
+from proofbook.entailer import training_data as bh
+from proofbook.entailer.behaviours import EntailerCheckpoint, FactRetriever
 from proofbook.entailer.search import SearchConfig, answer_question
 
 pytestmark = pytest.mark.unit
@@ -39,7 +40,7 @@ def t5_folder(tmp_path_factory):
 
 
 def test_checkpoint_scores_with_the_official_targets(t5_folder):
-    model = bh.EntailerCheckpoint(t5_folder)
+    model = EntailerCheckpoint(t5_folder)
     seen = []
     score = model.model.score
 
@@ -72,7 +73,7 @@ def test_checkpoint_scores_with_the_official_targets(t5_folder):
 
 
 def test_checkpoint_generates_and_runs_the_search(t5_folder):
-    model = bh.EntailerCheckpoint(t5_folder, max_new_tokens=12)
+    model = EntailerCheckpoint(t5_folder, max_new_tokens=12)
     sets = model.generate_premises(["a leaf is green"], k=3, sample=True, seed=1)
     assert len(sets) == 1 and len(sets[0]) + model.malformed == 3  # a random model writes mostly junk
     result = answer_question("q", [("A", "green"), ("B", "red")], ["a leaf is green", "a leaf is red"], model,
@@ -92,11 +93,11 @@ def test_checkpoint_generates_and_runs_the_search(t5_folder):
 
 def test_wrong_checkpoint_folders(tmp_path):
     with pytest.raises(CheckpointError, match="must be a seq2seq model"):
-        bh.EntailerCheckpoint(minilm_path())
+        EntailerCheckpoint(minilm_path())
     with pytest.raises(CheckpointError, match="missing config.json"):
-        bh.EntailerCheckpoint(tmp_path)
+        EntailerCheckpoint(tmp_path)
     with pytest.raises(CheckpointError, match="model-hub id"):
-        bh.EntailerCheckpoint("allenai/entailer-large")
+        EntailerCheckpoint("allenai/entailer-large")
 
 
 def _tree(context, steps):
@@ -159,7 +160,7 @@ def test_premise_pairs_use_the_official_format():
 
 def test_fact_retriever_and_context_pairs():
     from proofbook.data.entailmentbank import Entailment
-    retriever = bh.FactRetriever(["a leaf is a kind of plant part", "the sun is a kind of star", "a magnet attracts iron",
+    retriever = FactRetriever(["a leaf is a kind of plant part", "the sun is a kind of star", "a magnet attracts iron",
                                   "a star is a source of light", "the sun is a kind of star"])
     assert len(retriever.facts) == 4
     assert retriever.retrieve("the sun is a star", 1) == ["the sun is a kind of star"]
@@ -171,7 +172,7 @@ def test_fact_retriever_and_context_pairs():
     assert source.count("sent") == 3 and "a star is a source of light" in source
     assert target == "$proof$ = [PREMISE] the sun is a kind of star [PREMISE] a star is a source of light"
     with pytest.raises(ValueError, match="no facts"):
-        bh.FactRetriever([" "])
+        FactRetriever([" "])
 
 
 def test_true_ranked_first_reads_the_scores_group_by_group():

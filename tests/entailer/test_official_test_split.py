@@ -116,7 +116,7 @@ class ExactEmbedder:
 
 
 def test_premise_recall_counts_both_trees_of_the_repeated_id(data_dir):
-    from proofbook.entailer.experiments import premise_recall
+    from proofbook.entailer.entailer_experiments import premise_recall
 
     dev, test = read_entailmentbank(data_dir, "dev", 1), read_entailmentbank(data_dir, "test", 1)
     steps = [e for t in test for e in one_step_entailments(t)]

@@ -161,7 +161,7 @@ def test_trees_render_with_scores_and_round_trip():
 
 def test_premise_expansions_of_a_deeper_search():
     """A depth-3 search's tried premises: kept proofs, dropped ones (with their score) and ones with no survivor."""
-    from proofbook.entailer import experiments as ex
+    from proofbook.entailer import entailer_experiments as ex
     from proofbook.entailer.search import answer_question_depths
 
     model = world()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from proofbook.entailer import selection
-from proofbook.entailer.behaviours import QUESTION_SOURCE, StatementGroups
+from proofbook.entailer.training_data import QUESTION_SOURCE, StatementGroups
 from proofbook.entailer.components import Settings
 
 

@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from proofbook.models.loading import load_tokenizer
-from proofbook.index.prefix_tree import (PrefixTree, Segment, SequenceConstraint, TitleTrie, encode_segment,
-                                         pointer_tree, retrieval_constraint)
+from proofbook.index.prefix_tree import PrefixTree
+from proofbook.index.constraints import (Segment, SequenceConstraint, TitleTrie, encode_segment, pointer_tree, retrieval_constraint)
 from proofbook.models.seq2seq import prefix_allowed_tokens_fn
 
 pytestmark = pytest.mark.unit

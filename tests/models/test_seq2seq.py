@@ -3,7 +3,8 @@ import pytest
 
 from proofbook.core.training import TrainConfig
 from proofbook.models.seq2seq import Seq2Seq, collate, mean_logprob
-from proofbook.index.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segment
+from proofbook.index.prefix_tree import PrefixTree
+from proofbook.index.constraints import Segment, SequenceConstraint, encode_segment
 
 PAIRS = [("is paris in france?", "yes paris is in france"),
          ("is lyon a river?", "no lyon is a city"),

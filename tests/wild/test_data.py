@@ -2,7 +2,7 @@
 import pytest
 
 from proofbook.data.politifact import statement_key
-from proofbook.wild import experiments
+from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import load_data
 from proofbook.wild.pipeline import replay_pipeline
 from proofbook.wild.search import ReplaySearch, is_fact_check_url
@@ -16,7 +16,7 @@ def data(real_data_dir):
 
 
 def test_training_sets_hold_no_evaluation_claim(data):
-    sets = experiments.training_sets(data)
+    sets = wild_experiments.training_sets(data)
     evaluation = {statement_key(c.claim) for c in data.claimdecomp["test"] + data.claimdecomp["dev"]}
     evaluation |= {statement_key(s.statement) for s in data.liar["valid"]}
     assert sets["claim-only"].removed > 0

@@ -110,7 +110,7 @@ def test_the_test_time_justification_has_its_verdict_removed_as_in_training():
     from types import SimpleNamespace
 
     from proofbook.wild.veracity import claimdecomp_examples
-    from proofbook.wild.experiments import test_justification
+    from proofbook.wild.wild_experiments import test_justification
 
     claim = SimpleNamespace(example_id="7", claim="c", person="p", venue="v", label=2,
                             justification=["The bill  passed in 2019.", "We rate it Half True."])

@@ -8,7 +8,7 @@ Two levels:
   comes from a run that did not finish (``complete`` not true), was computed in a dirty work tree or at an
   unknown commit, or holds an absolute path; and on a name that a
   chapter's text shows with ``{glue:text}`` (or ``{glue:}``, ``{glue:figure}``, ...) but that no code cell of
-  that chapter glues; and on a claim of :data:`proofbook.core.claims.REGISTRY` that names a row its
+  that chapter glues; and on a claim of :data:`proofbook.core.paper_claims.REGISTRY` that names a row its
   notebook's results file does not hold.
 * ``check`` (``make check``) adds staleness: a results file whose ``input_digest`` differs from what the
   current notebook source, library modules and data would give (see
@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from proofbook.core import claims, provenance
+from proofbook.core import paper_claims, provenance
 from proofbook.core.paths import PROJECT_ROOT
 from proofbook.core.paths import resolve_data_dir
 from proofbook.core.results import ROW_FIELDS, Row
@@ -142,7 +142,7 @@ def run_check(results_dir: os.PathLike | str = PROJECT_ROOT / "results", structu
     for path in files:
         problems += [f"{path}: {p}" for p in structure_problems(path)]
     if not any(problems):
-        problems += [f"{results_dir}: {p}" for p in claims.unknown_rows(claims.load_rows(results_dir))]
+        problems += [f"{results_dir}: {p}" for p in paper_claims.unknown_rows(paper_claims.load_rows(results_dir))]
     sources = notebooks if notebooks is not None else sorted(provenance.NOTEBOOKS.rglob("*.py"))
     for source in sources:
         problems += [f"{source}: {p}" for p in glue_problems(source)]

@@ -151,12 +151,12 @@ def _beam(beam) -> dict:
 def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 0,
                     cache: ArtifactCache | None = None, progress: bool = True) -> dict:
     """AdMIRaL's loop on HoVer's corpus for ``claim``, stopping when the natural-logic rule finds the
-    evidence sufficient (at most :class:`~proofbook.admiral.prover.experiments.SufficiencySettings` ``iterations``)."""
+    evidence sufficient (at most :class:`~proofbook.admiral.prover.sufficiency_experiments.SufficiencySettings` ``iterations``)."""
 
     from proofbook.admiral.prover.alignment import FUNCTION_WORDS, word_matches
-    from proofbook.admiral.prover.experiments import SufficiencySettings, train_prover
+    from proofbook.admiral.prover.sufficiency_experiments import SufficiencySettings, train_prover
     from proofbook.admiral.prover.stopping import selections
-    from proofbook.admiral.retrieval import experiments
+    from proofbook.admiral.retrieval import retrieval_experiments
     from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 
     claim = check_text(claim, "claim")
@@ -169,14 +169,14 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
         tasks = [load_task(name, data_path) for name in ("hover", "feverous_s")]
     if smoke:
         tasks = [smoke_task(task, seed=seed) for task in tasks]
-    settings = sized_settings(experiments.TrainingSettings, seed, smoke)
+    settings = sized_settings(retrieval_experiments.TrainingSettings, seed, smoke)
     suff_settings = sized_settings(SufficiencySettings, seed, smoke)
-    components = experiments.train_components(tasks, settings, cache)
+    components = retrieval_experiments.train_components(tasks, settings, cache)
     with reading_data(data_path):   # the prover's training data (read only when its models are built)
         prover = train_prover(tasks, suff_settings, data_path, cache, progress=progress)
     rule = prover.natlog(suff_settings, tasks[0].dataset)
-    config = dataclasses.replace(experiments.book_config(smoke), iterations=suff_settings.iterations)
-    retriever = experiments.build_admiral(tasks[0], components, config, sufficiency=rule)
+    config = dataclasses.replace(retrieval_experiments.book_config(smoke), iterations=suff_settings.iterations)
+    retriever = retrieval_experiments.build_admiral(tasks[0], components, config, sufficiency=rule)
     start = time.perf_counter()
     trace = retriever.retrieve(claim)
     decisions = rule.decide_many([claim] * trace.iterations, selections(trace, config.top_sentences))
@@ -260,7 +260,7 @@ def explain_entailer(question: str, options: Sequence[str], data_dir=None, smoke
                      cache: ArtifactCache | None = None, system: str = "entailer-sampled-d1") -> dict:
     """Entailer's trees for a question of one's own (options labelled A, B, ...)."""
     from proofbook.data.science_qa import Option, Question
-    from proofbook.entailer import experiments
+    from proofbook.entailer import entailer_experiments
     from proofbook.entailer.components import Settings, build_components
     from proofbook.entailer.datasets import evaluation_files, training_files
     from proofbook.entailer.search import answer_question
@@ -276,7 +276,7 @@ def explain_entailer(question: str, options: Sequence[str], data_dir=None, smoke
         components = build_components(root, settings, _cache(smoke, "entailer", cache))
     labelled = [Option(chr(ord("A") + i), text) for i, text in enumerate(options)]
     item = Question("explain", question, labelled, answer_key="", source="command line")
-    [hypotheses] = experiments.write_hypotheses([item], components.writer)
+    [hypotheses] = entailer_experiments.write_hypotheses([item], components.writer)
     answer = answer_question(item.id, [(o.label, o.text) for o in labelled], hypotheses,
                              components.behaviours(settings.source(system)), settings.search(system))
     candidates = {o.label: [{"premises": list(c.premises), "premise_scores": [float(s) for s in c.premise_scores],
@@ -416,7 +416,7 @@ def explain_wild(claim_id: str, data_dir=None, smoke: bool = False, seed: int = 
     As the experiments run it (:func:`proofbook.wild.pipeline.replay_pipeline`: cached questions, replayed
     search, extractive summaries), except where the copy lacks a claim's cached data: questions from
     :func:`questions_for`, and no search result for a claim the search cache does not hold."""
-    from proofbook.wild import experiments
+    from proofbook.wild import wild_experiments
     from proofbook.wild.datasets import load_data
     from proofbook.wild.decomposition import AnnotatedQuestions
     from proofbook.wild.pipeline import replay_pipeline
@@ -432,9 +432,9 @@ def explain_wild(claim_id: str, data_dir=None, smoke: bool = False, seed: int = 
         raise RefusedInput(f"claim {claim.example_id} ({split}) has an empty claim text in {data.root}")
     questions, source = questions_for(data, claim)
     searched = claim.example_id in data.search_cache
-    settings = sized_settings(experiments.WildSettings, seed, smoke)
+    settings = sized_settings(wild_experiments.WildSettings, seed, smoke)
     with reading_data(root):
-        models = experiments.train_models(data, settings, _cache(smoke, "wild", cache), progress=progress)
+        models = wild_experiments.train_models(data, settings, _cache(smoke, "wild", cache), progress=progress)
     pipeline = replay_pipeline(data, models)
     if source != CACHED_QUESTIONS:
         pipeline.decomposer = _GivenQuestions(questions, source)
@@ -446,7 +446,7 @@ def explain_wild(claim_id: str, data_dir=None, smoke: bool = False, seed: int = 
         pipeline.search = _NoCachedResults(note)
     start = time.perf_counter()
     trace = pipeline.run(claim)
-    probabilities = experiments.predict_conditions(models, claim, trace)
+    probabilities = wild_experiments.predict_conditions(models, claim, trace)
     seconds = time.perf_counter() - start
     if searched and trace.search.message:
         note = trace.search.message

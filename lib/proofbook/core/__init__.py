@@ -7,7 +7,7 @@
 - :mod:`~proofbook.core.results` -- result rows and the results file a notebook writes;
 - :mod:`~proofbook.core.provenance` -- the digest of what a results file depends on;
 - :mod:`~proofbook.core.intervals` -- bootstrap intervals and paired differences;
-- :mod:`~proofbook.core.claims` -- the papers' claims, their rules and the verdict function;
+- :mod:`~proofbook.core.paper_claims` -- the papers' claims, their rules and the verdict function;
 - :mod:`~proofbook.core.examples` -- picking the examples a chapter shows;
 - :mod:`~proofbook.core.netguard` -- refusing network access in the tests.
 

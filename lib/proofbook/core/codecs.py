@@ -40,11 +40,19 @@ MOVED_MODULES = {
     "proofbook.corpus": "proofbook.core.corpus",
     "proofbook.retrieval.admiral": "proofbook.admiral.retrieval.multihop",
     "proofbook.retrieval.autoregressive": "proofbook.admiral.retrieval.autoregressive",
-    "proofbook.retrieval.experiments": "proofbook.admiral.retrieval.experiments",
+    "proofbook.retrieval.experiments": "proofbook.admiral.retrieval.retrieval_experiments",
     "proofbook.retrieval.pretraining": "proofbook.admiral.retrieval.pretraining",
     "proofbook.retrieval.tasks": "proofbook.admiral.retrieval.tasks",
     "proofbook.prover.natlog": "proofbook.admiral.prover.natlog",
     "proofbook.prover.proofgen": "proofbook.admiral.prover.proofgen",
+    # modules renamed after what they hold
+    "proofbook.admiral.retrieval.experiments": "proofbook.admiral.retrieval.retrieval_experiments",
+    "proofbook.admiral.prover.experiments": "proofbook.admiral.prover.sufficiency_experiments",
+    "proofbook.admiral.prover.aligned": "proofbook.admiral.prover.aligned_proofs",
+    "proofbook.wild.experiments": "proofbook.wild.wild_experiments",
+    "proofbook.entailer.experiments": "proofbook.entailer.entailer_experiments",
+    "proofbook.entailer.behaviour_models": "proofbook.entailer.behaviours",
+    "proofbook.index.token_trie": "proofbook.index.prefix_tree",
 }
 
 
@@ -52,6 +60,10 @@ MOVED_MODULES = {
 MOVED_CLASSES = {
     ("proofbook.admiral.prover.proofgen", "TrainingProof"): "proofbook.admiral.prover.training_proofs",
     ("proofbook.admiral.prover.proofgen", "EvidenceSet"): "proofbook.admiral.prover.training_proofs",
+    **{("proofbook.index.prefix_tree", name): "proofbook.index.constraints"
+       for name in ("TitleTrie", "Segment", "SequenceConstraint", "_State")},
+    **{("proofbook.entailer.behaviours", name): "proofbook.entailer.training_data"
+       for name in ("Cleaned", "LabelledPairs", "StatementGroups")},
 }
 
 

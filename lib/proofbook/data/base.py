@@ -27,8 +27,8 @@ reader that must leave a record out counts it in ``.skipped`` (a :class:`SkipRep
 print).  Each reader's docstring names what it keeps or counts; nothing is dropped without a count.
 
 Readers import all of this from here.  The error type and the strict UTF-8 line reading are defined in
-:mod:`proofbook.data._textfile`, the JSON decoder and the JSON-lines / JSON-list / JSON-object readers
-in :mod:`proofbook.data._jsonparse`.
+:mod:`proofbook.data.textfile`, the JSON decoder and the JSON-lines / JSON-list / JSON-object readers
+in :mod:`proofbook.data.jsonparse`.
 """
 from __future__ import annotations
 
@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from proofbook.core.paths import resolve_data_dir
-from proofbook.data._jsonparse import (JSON_DECODER, iter_json_array, iter_json_object, iter_jsonl, loads,
-                                       read_json)
-from proofbook.data._textfile import DataError, RecordLine, iter_lines, no_records, read_text
+from proofbook.data.jsonparse import (JSON_DECODER, iter_json_array, iter_json_object, iter_jsonl, loads,
+                                      read_json)
+from proofbook.data.textfile import DataError, RecordLine, iter_lines, no_records, read_text
 
 
 @dataclass

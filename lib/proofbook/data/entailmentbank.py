@@ -31,7 +31,7 @@ Official formats read here (folder ``entailmentbank``, repository paths with ``/
 
 Everything is imported from this module.  :class:`ProofStep` and the parsers of the context, proof and
 slot texts (:func:`parse_context`, :func:`parse_proof`, :func:`check_proof`, :func:`proof_depth`,
-:func:`parse_slots`) are defined in :mod:`proofbook.data._entailment_text`.
+:func:`parse_slots`) are defined in :mod:`proofbook.data.entailment_text`.
 """
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Iterable
 
 from proofbook.core.corpus import Corpus
-from proofbook.data._entailment_text import (HYPOTHESIS, ProofStep, check_proof, parse_context, parse_proof,
-                                             parse_slots, proof_depth)
+from proofbook.data.entailment_text import (HYPOTHESIS, ProofStep, check_proof, parse_context, parse_proof,
+                                            parse_slots, proof_depth)
 from proofbook.data.base import (DataError, Records, SkipReport, check_split, dataset_file, iter_json_object,
                                  iter_jsonl, require, require_records, resolve_data_dir)
 

@@ -49,7 +49,7 @@ open with it; 2 ties (1 broken by order: two draw pages whose paragraphs name on
 over this corpus is not comparable with the paper's full-Wikipedia numbers.
 
 The score and the assignment (:func:`match_score`, :func:`align_paragraphs` and the words they compare)
-are defined in :mod:`proofbook.data._hover_match` and imported here; use them from this module.
+are defined in :mod:`proofbook.data.hover_match` and imported here; use them from this module.
 """
 from __future__ import annotations
 
@@ -60,9 +60,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from proofbook.core.corpus import Corpus, split_sentences
-from proofbook.data._hover_match import (HEAD_SLACK, HEAD_WEIGHT, NEAR_MIN_LENGTH, NEAR_RATIO, OPENING_BONUS,
-                                         ParagraphAlignment, align_paragraphs, disambiguation_score, is_draw_page,
-                                         match_score, opens_with_title, strip_disambiguation, words)
+from proofbook.data.hover_match import (HEAD_SLACK, HEAD_WEIGHT, NEAR_MIN_LENGTH, NEAR_RATIO, OPENING_BONUS,
+                                        ParagraphAlignment, align_paragraphs, disambiguation_score, is_draw_page,
+                                        match_score, opens_with_title, strip_disambiguation, words)
 from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array,
                                  iter_jsonl, present_splits, require, require_label)
 

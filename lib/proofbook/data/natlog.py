@@ -29,8 +29,8 @@ Operators: ``=`` equivalence, ``<`` forward entailment, ``>`` reverse entailment
 
 Everything is imported from this module.  The proof notation (:data:`OPERATORS`, :data:`VERDICTS`,
 :class:`ProofStep`, :func:`parse_proof_string`, :func:`format_proof`) is defined in
-:mod:`proofbook.data._proofver`, the processed few-shot records and parser in
-:mod:`proofbook.data._natlog_processed`.
+:mod:`proofbook.data.proofver`, the processed few-shot records and parser in
+:mod:`proofbook.data.natlog_processed`.
 """
 from __future__ import annotations
 
@@ -39,10 +39,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from proofbook.data._natlog_processed import (VARIANT_BASE, FewshotExample, FewshotSetting, parse_fewshot_processed,
-                                              parse_fewshot_setting, split_evidence)
-from proofbook.data._proofver import (OPERATORS, VERDICTS, ProofStep, _OperatorSequence, format_proof, operator_counts,
-                                      parse_proof_string)
+from proofbook.data.natlog_processed import (VARIANT_BASE, FewshotExample, FewshotSetting, parse_fewshot_processed,
+                                             parse_fewshot_setting, split_evidence)
+from proofbook.data.proofver import (OPERATORS, VERDICTS, ProofStep, _OperatorSequence, format_proof, operator_counts,
+                                     parse_proof_string)
 from proofbook.data.base import (DataError, Records, SkipReport, dataset_file, iter_lines, require_label,
                                  require_records, require_text, resolve_data_dir)
 

@@ -33,8 +33,8 @@ Official formats read here (folders under the data directory):
   problems 1-80, no labels) -> :func:`read_fracas_sentences`.
 
 Everything is imported from this module.  The label vocabularies (:data:`NLI_LABELS`, :data:`MED_LABELS`,
-:data:`MED_2HOP_RELATIONS`) are defined in :mod:`proofbook.data._nli_labels`, the MED 2-hop record and
-parsers in :mod:`proofbook.data._med_2hop`.
+:data:`MED_2HOP_RELATIONS`) are defined in :mod:`proofbook.data.nli_labels`, the MED 2-hop record and
+parsers in :mod:`proofbook.data.med_2hop`.
 """
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from proofbook.data._med_2hop import MED_2HOP_COLUMNS, Med2HopRow, parse_med_2hop, parse_med_2hop_formula
-from proofbook.data._nli_labels import CONTRADICTION, ENTAILMENT, MED_2HOP_RELATIONS, MED_LABELS, NEUTRAL, NLI_LABELS
+from proofbook.data.med_2hop import MED_2HOP_COLUMNS, Med2HopRow, parse_med_2hop, parse_med_2hop_formula
+from proofbook.data.nli_labels import CONTRADICTION, ENTAILMENT, MED_2HOP_RELATIONS, MED_LABELS, NEUTRAL, NLI_LABELS
 from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
                                  iter_lines, iter_tsv, require, require_label, require_records, require_text,
                                  resolve_data_dir)

@@ -51,9 +51,9 @@ this copy are LIAR train statements, all with the same label (the data README's 
 punctuation-blind matching finds 22 and 22).  Remove them from classifier training data.
 
 Everything is imported from this module.  The LIAR and LIAR-PLUS records and parsers are defined in
-:mod:`proofbook.data._liar`, the search-cache and cached-subquestion parsers in
-:mod:`proofbook.data._politifact_search`, and the label, venue, speaker, classifier-input and
-question-list functions in :mod:`proofbook.data._politifact_text`; this module holds the ClaimDecomp
+:mod:`proofbook.data.liar`, the search-cache and cached-subquestion parsers in
+:mod:`proofbook.data.politifact_search`, and the label, venue, speaker, classifier-input and
+question-list functions in :mod:`proofbook.data.politifact_text`; this module holds the ClaimDecomp
 records and parsers, every reader that takes a data directory, and :func:`describe`.
 """
 from __future__ import annotations
@@ -65,14 +65,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from proofbook.data._liar import (CREDIT_ORDER, LIAR_COLUMNS, LIAR_PLUS_COLUMNS, LiarPlusStatement, LiarStatement,
-                                  iter_quoted_tsv, parse_liar, parse_liar_plus)
-from proofbook.data._politifact_search import (SearchResult, record_example_id, parse_cached_subquestions,
-                                               parse_search_cache)
-from proofbook.data._politifact_text import (LABELS, _ClassifierRecord, claim_date, classifier_input, clean_question,
-                                             label_counts, label_index, liar_overlap, make_date, normalise_label,
-                                             person_text, split_question_list, split_venue, statement_key,
-                                             three_way_index, venue_text)
+from proofbook.data.liar import (CREDIT_ORDER, LIAR_COLUMNS, LIAR_PLUS_COLUMNS, LiarPlusStatement, LiarStatement,
+                                 iter_quoted_tsv, parse_liar, parse_liar_plus)
+from proofbook.data.politifact_search import (SearchResult, record_example_id, parse_cached_subquestions,
+                                              parse_search_cache)
+from proofbook.data.politifact_text import (LABELS, _ClassifierRecord, claim_date, classifier_input, clean_question,
+                                            label_counts, label_index, liar_overlap, make_date, normalise_label,
+                                            person_text, split_question_list, split_venue, statement_key,
+                                            three_way_index, venue_text)
 from proofbook.data.base import (DataError, RecordMap, Records, SkipReport, UniqueIds, check_split, dataset_file,
                                  iter_jsonl, require, require_text, resolve_data_dir)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from proofbook.entailer import hypotheses as hyp
 from proofbook.entailer.components import Components, Settings
-from proofbook.entailer.experiments import SystemRun, run_system, write_hypotheses
+from proofbook.entailer.entailer_experiments import SystemRun, run_system, write_hypotheses
 from proofbook.entailer.search import QuestionAnswer
 
 ERROR_CATEGORIES = ("belief", "reasoning: near-tautology", "reasoning", "dataset")

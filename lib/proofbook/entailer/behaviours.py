@@ -1,327 +1,206 @@
-"""Entailer's three behaviours behind one interface, and the data that trains them here.
+"""The two implementations of Entailer's three behaviours, and the facts they read (Tafjord et al. 2022, §3.1-3.2).
 
-Entailer (Tafjord et al. 2022, §3.1-3.2) is one T5-11B model with three behaviours:
-H -> P (generate premises that together entail H), H -> Sd (is H true?) and PH -> Se (do the premises
-entail H, whether or not they are true?).  The search (:mod:`.search`) sees only
-:class:`~proofbook.entailer.search.BehaviourModel`: ``generate_premises``, ``truth_scores``,
-``entailment_scores``.  Two implementations, in :mod:`.behaviour_models` (and importable from here):
+Entailer is one T5-11B model with three behaviours: H -> P (generate premises that together entail H),
+H -> Sd (is H true?) and PH -> Se (do the premises entail H, whether or not they are true?).  The
+search (:mod:`.search`) sees only :class:`~proofbook.entailer.search.BehaviourModel`:
+``generate_premises``, ``truth_scores``, ``entailment_scores``.  This module holds the two classes that
+implement it, and what they read at search time:
 
 * :class:`EntailerCheckpoint` -- a local T5 checkpoint folder in the official formats
-  (:mod:`.formats`), e.g. ``allenai/entailer-large`` downloaded elsewhere.
+  (:mod:`.formats`), e.g. ``allenai/entailer-large`` downloaded elsewhere.  Scores are read as the paper's
+  code does: teacher-force ``$valid$ = true`` and ``$valid$ = false`` (``$implied$ = ...``), and
+  normalise the two sequence probabilities.  Tested with a tiny random T5 and a tokenizer built offline.
 * :class:`TrainedEntailer` -- the models trained in this book (no pretrained seq2seq model or NLI model
-  is installable here): the premise generator is a
-  :class:`proofbook.models.seq2seq.Seq2Seq` trained on EntailmentBank's one-step entailments in the
-  official H -> P format (:func:`premise_pairs`), optionally with a ``$context$`` of five facts -- the
-  gold premises and BM25-retrieved WorldTree distractors, as in the paper's training contexts
-  (:func:`premise_pairs_with_context`, :class:`FactRetriever`); at search time the context is the five
-  facts BM25 retrieves for the hypothesis; the truth scorer and the entailment scorer are two
-  MiniLM :class:`proofbook.models.cross_encoder.CrossEncoder` (labels ``false``/``true``; the score is
-  P(true)).  **Departure:** three models instead of one multi-task model.
+  is installable here): the premise generator is a :class:`proofbook.models.seq2seq.Seq2Seq`, optionally
+  given a ``$context$`` of the five facts :class:`FactRetriever` (BM25 over WorldTree) retrieves for the
+  hypothesis; the truth scorer and the entailment scorer are two MiniLM
+  :class:`proofbook.models.cross_encoder.CrossEncoder` (labels ``false``/``true``; the score is P(true)),
+  the truth scorer's second segment given by a :class:`TruthContext`.  **Departure:** three models
+  instead of one multi-task model.
 
-Training data for the scorers (the paper's crowdsourced negatives -- 7,013 labelled premises, 3,391
-labelled inferences -- are not public, so negatives are built, with these sources):
-
-Truth scorer H -> Sd (:func:`truth_groups`), pair ``(statement, "")``, or ``(statement, retrieved facts)``
-with a :class:`TruthContext` (a departure, see :mod:`.experiments`).  The data are *groups* of statements
-with exactly one true member, learnt as multiple-choice items
-(:meth:`proofbook.models.cross_encoder.CrossEncoder.fit_groups`: rank the true member first, and score each member on
-its own):
-
-* one group per OpenBookQA train question: the hypothesis of the correct option (true) and those of
-  every wrong option (false statements about the same topic, the most realistic negatives);
-* one group per EntailmentBank statement -- every sentence used in a train proof (premise), every
-  intermediate conclusion and hypothesis (all true by construction) -- with its *perturbed* copy (a
-  content word replaced by a content word of another premise: "a leaf is a kind of plant part" -> "a
-  magnet is a kind of plant part") and/or its *negated* copy ("is" -> "is not"; "can" -> "cannot").
-
-Grouping a true statement with false ones of the same style and topic keeps style from giving the label
-away; the EntailmentBank groups teach the scorer what a true *premise* (a general fact) looks like, the
-OpenBookQA groups what a true *answer* looks like.  (During development, training on all four options of
-each question, rather than on balanced single statements, was what lifted ``direct`` on OBQA dev well
-above chance; the multiple-choice loss added a little more.)
-
-Entailment scorer PH -> Se (:func:`entailment_examples`), pair ``(premises joined by " . ", hypothesis)``:
-
-* positives: EntailmentBank train one-step entailments (premises -> conclusion); SciTail ``E`` and SICK
-  ``ENTAILMENT`` pairs;
-* negatives: (1) *shuffled* premises: the premises of another step of another tree with this
-  conclusion; (2) *incomplete* premises: a step with two or more premises, one premise dropped and
-  replaced by an unrelated premise (the remaining premise alone rarely entails the conclusion: an
-  approximation, stated here); (3) SciTail ``N`` and SICK ``NEUTRAL``/``CONTRADICTION`` pairs.
-
-Every training set is cleaned of near-duplicates of the evaluation statements (:func:`near_duplicate_key`:
-the sorted set of lower-cased word tokens; an exact key match counts as a near-duplicate) and the
-number removed is reported.
+The data these models are trained on is built in :mod:`.training_data`.
 """
 from __future__ import annotations
 
-import random
-import re
-from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+import json
+import math
+import os
+from pathlib import Path
+from typing import Sequence
 
 from proofbook.entailer import formats
-from proofbook.entailer.behaviour_models import (FALSE, LABELS, TRUE, EntailerCheckpoint, FactRetriever,
-                                                 TrainedEntailer, TruthContext, join_premises)
+from proofbook.index.bm25 import BM25, tokenize
+from proofbook.models.loading import CheckpointError, resolve_checkpoint
+from proofbook.models.seq2seq import Seq2Seq
 
-__all__ = ["FALSE", "LABELS", "TRUE", "Cleaned", "EntailerCheckpoint", "FactRetriever", "LabelledPairs",
-           "StatementGroups", "TrainedEntailer", "TruthContext", "drop_near_duplicates", "entailment_examples",
-           "join_premises", "near_duplicate_key", "negate", "perturb", "premise_pairs", "premise_pairs_with_context",
-           "truth_groups"]
-
-_STOP = frozenset("""a an the of to in on at by for with from and or but is are was were be been being it its this that
-these those as into than then so such can cannot not no do does did has have had will would should could may might
-must kind type example something someone used use uses part when which what who how why where there their they""".split())
+FALSE, TRUE = "false", "true"
+LABELS = (FALSE, TRUE)
 
 
-# --- near-duplicates ---------------------------------------------------------------------------------
-
-def near_duplicate_key(text: str) -> str:
-    """The sorted set of lower-cased word tokens: equal keys = near-duplicates (order, case, punctuation)."""
-    return " ".join(sorted(set(re.findall(r"\w+", str(text).lower()))))
+def join_premises(premises: Sequence[str]) -> str:
+    """The first segment of an entailment pair: premises joined by `` . ``."""
+    return " . ".join(" ".join(p.split()).rstrip(".") for p in premises)
 
 
-@dataclass
-class Cleaned:
-    """Examples kept after removing near-duplicates of evaluation statements, and how many went."""
+class FactRetriever:
+    """BM25 over a fact corpus (WorldTree): the facts that the premise generator may copy from.
 
-    examples: list
-    removed: int
-
-
-def drop_near_duplicates(examples: Sequence, texts_of, evaluation_texts: Iterable[str]) -> Cleaned:
-    """Drop every example one of whose ``texts_of(example)`` near-duplicates an evaluation text."""
-    banned = {near_duplicate_key(t) for t in evaluation_texts}
-    kept = [e for e in examples if not any(near_duplicate_key(t) in banned for t in texts_of(e))]
-    return Cleaned(kept, len(examples) - len(kept))
-
-
-# --- premise generator H -> P ----------------------------------------------------------------------
-
-def premise_pairs(entailments: Iterable) -> list[tuple[str, str]]:
-    """Official H -> P (input, target) pairs from one-step entailments (``.premises``, ``.conclusion``)."""
-    return [(formats.premise_input(e.conclusion), formats.premise_target(e.premises)) for e in entailments]
-
-
-def premise_pairs_with_context(entailments: Iterable, retriever: FactRetriever, n_context: int = 5,
-                               seed: int = 0) -> list[tuple[str, str]]:
-    """H -> P pairs whose input carries ``$context$``: the gold premises plus BM25 distractors, shuffled."""
-    rng = random.Random(seed)
-    pairs = []
-    for e in entailments:
-        gold = list(e.premises)
-        distractors = retriever.retrieve(e.conclusion, max(0, n_context - len(gold)), exclude=gold)
-        context = gold + distractors
-        rng.shuffle(context)
-        pairs.append((formats.premise_input(e.conclusion, context=context), formats.premise_target(gold)))
-    return pairs
-
-
-# --- truth scorer H -> Sd --------------------------------------------------------------------------
-
-def _content_positions(words: list[str]) -> list[int]:
-    return [i for i, w in enumerate(words) if len(w) > 2 and w.isalpha() and w.lower() not in _STOP]
-
-
-def perturb(statement: str, donors: Sequence[str], rng: random.Random) -> str | None:
-    """Replace one content word of ``statement`` by a different content word of a donor statement."""
-    words = statement.split()
-    positions = _content_positions(words)
-    if not positions or not donors:
-        return None
-    for _ in range(5):
-        donor = rng.choice(donors).split()
-        donor_positions = _content_positions(donor)
-        if not donor_positions:
-            continue
-        i, j = rng.choice(positions), rng.choice(donor_positions)
-        if donor[j].lower() != words[i].lower():
-            return " ".join(words[:i] + [donor[j]] + words[i + 1:])
-    return None
-
-
-_NEGATIONS = ((" is not ", " is "), (" are not ", " are "), (" cannot ", " can "), (" does not ", " does "),
-              (" do not ", " do "))
-
-
-def negate(statement: str) -> str | None:
-    """A negated copy ("is" -> "is not", "can" -> "cannot", ...), or None if no rule applies."""
-    padded = f" {statement} "
-    for negated, plain in _NEGATIONS:
-        if negated in padded:  # already negative: remove the negation instead
-            return padded.replace(negated, plain, 1).strip()
-    for negated, plain in _NEGATIONS:
-        if plain in padded:
-            return padded.replace(plain, negated, 1).strip()
-    return None
-
-
-@dataclass
-class LabelledPairs:
-    """Pairs with labels (``true``/``false``) and where each came from (for the book's data table)."""
-
-    pairs: list[tuple[str, str]] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-
-    def add(self, pair: tuple[str, str], label: str, source: str) -> None:
-        """Append one pair with its label (``true``/``false``) and its source."""
-        self.pairs.append(pair)
-        self.labels.append(label)
-        self.sources.append(source)
-
-    def __len__(self) -> int:
-        return len(self.pairs)
-
-    def counts(self) -> dict[str, int]:
-        """Pairs per (label, source), for the book's data table."""
-        out: dict[str, int] = {}
-        for label, source in zip(self.labels, self.sources):
-            out[f"{label}: {source}"] = out.get(f"{label}: {source}", 0) + 1
-        return dict(sorted(out.items()))
-
-    def shuffled(self, seed: int) -> "LabelledPairs":
-        """A copy with the pairs (with their labels and sources) in an order fixed by ``seed``."""
-        order = list(range(len(self)))
-        random.Random(seed).shuffle(order)
-        return LabelledPairs([self.pairs[i] for i in order], [self.labels[i] for i in order],
-                             [self.sources[i] for i in order])
-
-
-@dataclass
-class StatementGroups:
-    """Groups of statements with exactly one true member each (the truth scorer's training data).
-
-    ``groups[i]`` is a list of ``(statement, is_true)``; ``sources[i]`` says where the group came from.
+    The paper trains Entailer with contexts of up to five sentences mixing gold and BM25-retrieved facts;
+    here the same context is given to the premise generator at training and at search time.
     """
 
-    groups: list[list[tuple[str, bool]]] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
+    def __init__(self, facts: Sequence[str]):
 
-    def __len__(self) -> int:
-        return len(self.groups)
+        self.facts = list(dict.fromkeys(" ".join(f.split()) for f in facts if f and f.strip()))
+        if not self.facts:
+            raise ValueError("FactRetriever: no facts")
+        self._tokenize = tokenize
+        self.bm25 = BM25([tokenize(f) for f in self.facts], k1=0.9, b=0.4)
 
-    def counts(self) -> dict[str, int]:
-        """Statements per (label, source), for the book's data table."""
-        out: dict[str, int] = {}
-        for group, source in zip(self.groups, self.sources):
-            for _, flag in group:
-                key = f"{TRUE if flag else FALSE}: {source}"
-                out[key] = out.get(key, 0) + 1
-        return dict(sorted(out.items()))
-
-    def split(self, n_first: int) -> tuple["StatementGroups", "StatementGroups"]:
-        """``(first, rest)``: the first ``n_first`` groups and the others, each with their sources."""
-        return (StatementGroups(self.groups[:n_first], self.sources[:n_first]),
-                StatementGroups(self.groups[n_first:], self.sources[n_first:]))
-
-    def statements(self) -> list[str]:
-        """Every statement, group after group (the order :meth:`true_ranked_first` reads its scores in)."""
-        return [text for group in self.groups for text, _ in group]
-
-    def true_ranked_first(self, scores: Sequence[float]) -> list[bool]:
-        """Per group, whether its true statement has the highest of ``scores`` (one score per statement, in
-        :meth:`statements` order; of equal scores the first counts), as a question's correct option must."""
-        if len(scores) != sum(map(len, self.groups)):
-            raise ValueError(f"true_ranked_first: {len(scores)} scores for {sum(map(len, self.groups))} statements")
-        ranked, at = [], 0
-        for group in self.groups:
-            best = max(range(len(group)), key=lambda i: scores[at + i])
-            ranked.append(bool(group[best][1]))
-            at += len(group)
-        return ranked
+    def retrieve(self, statement: str, k: int, exclude: Sequence[str] = ()) -> list[str]:
+        """The best ``k`` facts for ``statement`` (facts in ``exclude`` skipped)."""
+        tokens = self._tokenize(statement)
+        if not tokens:
+            return []
+        banned = {" ".join(e.split()).lower() for e in exclude}
+        ranked = self.bm25.top_k(tokens, k + len(banned))
+        out = [self.facts[i] for i, score in ranked if score > 0 and self.facts[i].lower() not in banned]
+        return out[:k]
 
 
-#: the source of the truth scorer's groups built from multiple-choice training questions (:func:`truth_groups`)
-QUESTION_SOURCE = "obqa question options"
+class TruthContext:
+    """The second segment of a truth-scorer pair: the ``k`` facts BM25 retrieves for the statement
+    (joined by `` . ``), or nothing without a retriever."""
+
+    def __init__(self, retriever: FactRetriever | None = None, k: int = 0):
+        self.retriever, self.k = retriever, k
+
+    def pair(self, statement: str) -> tuple[str, str]:
+        """The ``(statement, context)`` pair the truth scorer reads (no context without a retriever)."""
+        if self.retriever is None or self.k <= 0:
+            return (statement, "")
+        return (statement, join_premises(self.retriever.retrieve(statement, self.k)))
 
 
-def truth_groups(trees: Sequence, questions: Sequence[tuple[str, Sequence[str]]], seed: int = 0,
-                 max_questions: int | None = None, max_statements: int | None = None) -> StatementGroups:
-    """Training groups for the truth scorer, each with one true statement (sources in the module docstring).
-
-    * one group per multiple-choice training question: its correct hypothesis and every wrong one
-      (``questions`` are ``(correct hypothesis, [wrong hypotheses])``), at most ``max_questions``;
-    * one group per EntailmentBank statement (premise or conclusion, true by construction) with its
-      perturbed and/or negated copies, at most ``max_statements``.
-
-    A group is learnt as a multiple-choice item (:meth:`proofbook.models.cross_encoder.CrossEncoder.fit_groups`): the
-    scorer must rank its true member first, and score each member on its own.  Grouping a statement with
-    false statements *of the same style and topic* keeps style from giving the label away.
-    """
-    rng = random.Random(seed)
-    positives: dict[str, str] = {}
-    premises: list[str] = []
-    for tree in trees:
-        for step in tree.steps:
-            for p in step.premises:
-                if p.startswith("sent"):
-                    text = tree.context[p]
-                    premises.append(text)
-                    positives.setdefault(text, "entailmentbank premise")
-            positives.setdefault(step.conclusion_text, "entailmentbank conclusion")
-    premises = list(dict.fromkeys(premises))
-    statement_groups = []
-    for text, source in positives.items():
-        false = []
-        changed = perturb(text, premises, rng)
-        if changed and changed not in positives:
-            false.append(changed)
-        flipped = negate(text)
-        if flipped and flipped not in positives and flipped not in false:
-            false.append(flipped)
-        if false:
-            statement_groups.append(([(text, True)] + [(f, False) for f in false], f"{source} + perturbed/negated"))
-    question_groups = []
-    for right, wrong in questions:
-        wrong = [w for w in dict.fromkeys(wrong) if w != right]
-        if wrong:
-            question_groups.append(([(right, True)] + [(w, False) for w in wrong], QUESTION_SOURCE))
-    rng.shuffle(statement_groups)
-    rng.shuffle(question_groups)
-    chosen = question_groups[:max_questions] + statement_groups[:max_statements]
-    rng.shuffle(chosen)
-    return StatementGroups([group for group, _ in chosen], [source for _, source in chosen])
+def _generate_premise_sets(owner, generator, inputs: list[str], k: int, sample: bool, temperature: float,
+                           top_p: float, seed: int) -> list[list[list[str]]]:
+    """H -> P with ``generator`` (nucleus sampling or beam search), each output parsed into a premise list;
+    a malformed output is dropped and counted in ``owner.malformed``."""
+    if sample:
+        outputs = generator.generate(inputs, sample=True, num_return=k, top_p=top_p, temperature=temperature,
+                                     max_new_tokens=owner.max_new_tokens, batch_size=owner.batch_size, seed=seed)
+    else:
+        outputs = generator.generate(inputs, beam=k, num_return=k, max_new_tokens=owner.max_new_tokens,
+                                     batch_size=owner.batch_size)
+    sets = []
+    for generated in outputs:
+        parsed = []
+        for g in generated:
+            try:
+                parsed.append(formats.parse_premises(g.text))
+            except formats.FormatError:
+                owner.malformed += 1
+        sets.append(parsed)
+    return sets
 
 
-# --- entailment scorer PH -> Se ------------------------------------------------------------------------
+class TrainedEntailer:
+    """The behaviours as three models trained here (premise Seq2Seq + truth and entailment CrossEncoders)."""
 
-def entailment_examples(entailments: Sequence, nli_pairs: Sequence = (), seed: int = 0,
-                        max_examples: int | None = None, nli_share: float = 0.3) -> LabelledPairs:
-    """Balanced entailing / non-entailing (premises, hypothesis) pairs (sources in the module docstring).
+    def __init__(self, premise_generator, truth_scorer, entailment_scorer, max_new_tokens: int = 64,
+                 batch_size: int = 32, retriever: FactRetriever | None = None, n_context: int = 5,
+                 truth_context: TruthContext | None = None):
+        for name, scorer in (("truth_scorer", truth_scorer), ("entailment_scorer", entailment_scorer)):
+            if list(scorer.labels) != list(LABELS):
+                raise ValueError(f"{name} must have labels {list(LABELS)}, has {scorer.labels}")
+        self.premise_generator, self.truth_scorer, self.entailment_scorer = premise_generator, truth_scorer, entailment_scorer
+        self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
+        self.retriever, self.n_context = retriever, n_context
+        self.truth_context = truth_context or TruthContext()
+        self.malformed = 0
 
-    ``nli_pairs`` are :class:`proofbook.data.nli.NliPair` (SciTail, SICK); at most ``nli_share`` of the
-    examples come from them.
-    """
-    rng = random.Random(seed)
-    entailments = list(entailments)
-    positives, negatives = [], []
-    all_premises = [p for e in entailments for p in e.premises]
-    for e in entailments:
-        positives.append(((join_premises(e.premises), e.conclusion), "entailmentbank step"))
-        other = rng.choice(entailments)
-        if other.conclusion != e.conclusion and other.premises != e.premises:
-            negatives.append(((join_premises(other.premises), e.conclusion), "shuffled premises"))
-        if len(e.premises) >= 2:
-            kept = list(e.premises)
-            kept[rng.randrange(len(kept))] = rng.choice(all_premises)
-            if set(kept) != set(e.premises):
-                negatives.append(((join_premises(kept), e.conclusion), "incomplete premises"))
-    nli_pos = [((p.premise, p.hypothesis), f"{p.source} entailment") for p in nli_pairs if p.label == "ENTAILMENT"]
-    nli_neg = [((p.premise, p.hypothesis), f"{p.source} {p.label.lower()}") for p in nli_pairs
-               if p.label != "ENTAILMENT"]
-    for group in (positives, negatives, nli_pos, nli_neg):
-        rng.shuffle(group)
-    n_eb = min(len(positives), len(negatives))
-    n_nli = min(len(nli_pos), len(nli_neg), int(n_eb * nli_share / (1 - nli_share)) if nli_share < 1 else n_eb)
-    if max_examples is not None:
-        total = 2 * (n_eb + n_nli)
-        if total > max_examples:
-            factor = max_examples / total
-            n_eb, n_nli = int(n_eb * factor), int(n_nli * factor)
-    out = LabelledPairs()
-    for group, n, label in ((positives, n_eb, TRUE), (negatives, n_eb, FALSE), (nli_pos, n_nli, TRUE),
-                            (nli_neg, n_nli, FALSE)):
-        for pair, source in group[:n]:
-            out.add(pair, label, source)
-    return out.shuffled(seed)
+    def premise_inputs(self, hypotheses: Sequence[str]) -> list[str]:
+        """H -> P inputs, with ``$context$`` = the retrieved facts when the generator was trained with them."""
+        if self.retriever is None:
+            return [formats.premise_input(h) for h in hypotheses]
+        return [formats.premise_input(h, context=self.retriever.retrieve(h, self.n_context) or None) for h in hypotheses]
+
+    def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
+                          top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
+        """H -> P: up to ``k`` premise lists per hypothesis, by beam search or (``sample``) nucleus sampling;
+        malformed outputs are dropped and counted in ``malformed``."""
+        return _generate_premise_sets(self, self.premise_generator, self.premise_inputs(hypotheses), k, sample,
+                                      temperature, top_p, seed)
+
+    def truth_scores(self, statements: Sequence[str]) -> list[float]:
+        """H -> Sd: s_d of each statement, the truth scorer's P(true) on its :class:`TruthContext` pair."""
+        if not statements:
+            return []
+        probabilities = self.truth_scorer.predict_proba([self.truth_context.pair(s) for s in statements],
+                                                        progress=False)
+        return probabilities[:, 1].astype(float).tolist()
+
+    def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        """PH -> Se: s_e of each ``(premises, hypothesis)``, the entailment scorer's P(true)
+        (premises joined)."""
+        if not proofs:
+            return []
+        pairs = [(join_premises(premises), hypothesis) for premises, hypothesis in proofs]
+        return self.entailment_scorer.predict_proba(pairs, progress=False)[:, 1].astype(float).tolist()
+
+
+def _check_t5_folder(folder: os.PathLike | str) -> Path:
+    """A local T5-style seq2seq folder, or a CheckpointError saying what kind of folder it is instead."""
+
+    path = resolve_checkpoint(folder)
+    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    if not config.get("is_encoder_decoder", False) and config.get("model_type") != "encoder-decoder":
+        kind = config.get("model_type", "unknown")
+        hint = (" (this looks like a CrossEncoder folder: pass it as a scorer)" if (path / "cross_encoder.json").is_file()
+                else "")
+        raise CheckpointError(path, f"an Entailer checkpoint must be a seq2seq model (T5, like "
+                              f"allenai/entailer-large); this folder holds a {kind!r} encoder{hint}")
+    return path
+
+
+class EntailerCheckpoint:
+    """A local Entailer T5 folder (``allenai/entailer-large`` or ``-11b``) driven in the official formats."""
+
+    def __init__(self, folder: os.PathLike | str, max_new_tokens: int = 96, batch_size: int = 8, **kwargs):
+        path = _check_t5_folder(folder)
+
+        self.model = Seq2Seq.from_checkpoint(path, **kwargs)
+        self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
+        self.malformed = 0
+        self._lengths = {t: len(self.model.encode_target(t)) for slot in (formats.VALID, formats.IMPLIED)
+                         for t in formats.boolean_targets(slot)}
+
+    def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float = 2.0,
+                          top_p: float = 0.95, seed: int = 0) -> list[list[list[str]]]:
+        """H -> P from the official ``$proof$`` input: up to ``k`` premise lists per hypothesis, by beam
+        search or (``sample``) nucleus sampling; malformed outputs are dropped, counted in ``malformed``."""
+        return _generate_premise_sets(self, self.model, [formats.premise_input(h) for h in hypotheses], k, sample,
+                                      temperature, top_p, seed)
+
+    def _boolean(self, inputs: list[str], slot: str) -> list[float]:
+        """P(true) from the two teacher-forced sequence log-probabilities (mean x length = total)."""
+        yes, no = formats.boolean_targets(slot)
+        score_yes = self.model.score(inputs, [yes] * len(inputs), batch_size=self.batch_size)
+        score_no = self.model.score(inputs, [no] * len(inputs), batch_size=self.batch_size)
+        out = []
+        for a, b in zip(score_yes, score_no):
+            a, b = a * self._lengths[yes], b * self._lengths[no]
+            top = max(a, b)
+            out.append(math.exp(a - top) / (math.exp(a - top) + math.exp(b - top)))
+        return out
+
+    def truth_scores(self, statements: Sequence[str]) -> list[float]:
+        """H -> Sd: s_d of each statement, P(``$valid$ = true``) against ``false``, teacher-forced."""
+        return self._boolean([formats.valid_input(s) for s in statements], formats.VALID) if statements else []
+
+    def entailment_scores(self, proofs: Sequence[tuple[Sequence[str], str]]) -> list[float]:
+        """PH -> Se: s_e of each ``(premises, hypothesis)``, P(``$implied$ = true``) against ``false``,
+        teacher-forced."""
+        if not proofs:
+            return []
+        return self._boolean([formats.implied_input(p, h) for p, h in proofs], formats.IMPLIED)

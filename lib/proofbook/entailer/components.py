@@ -73,7 +73,8 @@ from proofbook.core.paths import resolve_data_dir
 from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import BATCHING_VERSION, TrainConfig, set_seed
 from proofbook.data.entailmentbank import read_entailmentbank
-from proofbook.entailer import behaviours as bh
+from proofbook.entailer import training_data as bh
+from proofbook.entailer.behaviours import LABELS, TrainedEntailer, TruthContext
 from proofbook.entailer import hypotheses as hyp
 from proofbook.entailer import proposals
 from proofbook.entailer.datasets import (evaluation_files, evaluation_splits, fact_retriever, training_data,
@@ -265,7 +266,7 @@ def fit_entailment_scorer(data: bh.LabelledPairs, training: EntailmentScorerTrai
     """The entailment scorer from ``checkpoint``; the first 10% of the pairs held out (``held_out``: accuracy and n)."""
 
     n_dev = max(1, len(data) // 10)
-    model = CrossEncoder(checkpoint, labels=bh.LABELS, max_length=training.max_length, seed=training.seed)
+    model = CrossEncoder(checkpoint, labels=LABELS, max_length=training.max_length, seed=training.seed)
     model.fit(data.pairs[n_dev:], data.labels[n_dev:],
               config=TrainConfig(epochs=training.epochs, batch_size=training.batch, lr=training.lr,
                                  seed=training.seed, progress=progress))
@@ -274,18 +275,18 @@ def fit_entailment_scorer(data: bh.LabelledPairs, training: EntailmentScorerTrai
     return model
 
 
-def fit_truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, training: TruthScorerTraining,
+def fit_truth_scorer(groups: bh.StatementGroups, context: TruthContext, training: TruthScorerTraining,
                      checkpoint: str = "minilm", progress: bool = True) -> CrossEncoder:
     """A truth scorer from ``checkpoint`` trained on statement groups (multiple-choice loss), each statement read
     with its facts (``context``)."""
-    model = CrossEncoder(checkpoint, labels=bh.LABELS, max_length=training.max_length, seed=training.seed)
+    model = CrossEncoder(checkpoint, labels=LABELS, max_length=training.max_length, seed=training.seed)
     model.fit_groups([[(context.pair(text), flag) for text, flag in group] for group in groups.groups],
                      TrainConfig(epochs=training.epochs, batch_size=training.batch, lr=training.lr,
                                  seed=training.seed, progress=progress))
     return model
 
 
-def truth_ranked_first(model: CrossEncoder, context: bh.TruthContext, groups: bh.StatementGroups
+def truth_ranked_first(model: CrossEncoder, context: TruthContext, groups: bh.StatementGroups
                        ) -> tuple[np.ndarray, list[bool]]:
     """P(true) of every statement of ``groups`` (flattened, in order) and, per group, whether its true statement
     is ranked first (as a question's correct option must be)."""
@@ -293,7 +294,7 @@ def truth_ranked_first(model: CrossEncoder, context: bh.TruthContext, groups: bh
     return p_true, groups.true_ranked_first(p_true)
 
 
-def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, training: TruthScorerTraining):
+def _truth_scorer(groups: bh.StatementGroups, context: TruthContext, training: TruthScorerTraining):
     """The truth scorer, trained on statement groups (multiple-choice loss); 10% of the groups held out.
 
     Held-out figures: ``accuracy`` (each statement on its own, P(true) > 0.5 or not) and ``group
@@ -313,7 +314,7 @@ def _truth_scorer(groups: bh.StatementGroups, context: bh.TruthContext, training
 class Components:
     """The trained behaviours, the writers, and what training did."""
 
-    model: bh.TrainedEntailer
+    model: TrainedEntailer
     writers: dict
     writer_scores: list
     train_seconds: dict
@@ -367,7 +368,7 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
                          lambda: _seq2seq(data.writer_pairs, settings.writer), object_codec(Seq2Seq))
     retriever = fact_retriever(root)
     truth = settings.truth_scorer
-    truth_context = bh.TruthContext(retriever if truth.facts else None, truth.facts)
+    truth_context = TruthContext(retriever if truth.facts else None, truth.facts)
 
     def save(model, folder):
         model.save(folder)
@@ -386,7 +387,7 @@ def build_components(data_dir=None, settings: Settings = Settings(), cache=None)
                                    lambda: fit_entailment_scorer(data.entailment, settings.entailment_scorer),
                                    (save, load))}
     held_out = {name: scorer.held_out for name, scorer in scorers.items()}
-    model = bh.TrainedEntailer(generator, scorers["truth scorer"], scorers["entailment scorer"],
+    model = TrainedEntailer(generator, scorers["truth scorer"], scorers["entailment scorer"],
                                max_new_tokens=settings.max_new_tokens,
                                retriever=retriever if settings.context_facts else None,
                                n_context=settings.context_facts, truth_context=truth_context)

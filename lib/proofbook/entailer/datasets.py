@@ -20,7 +20,8 @@ from proofbook.data.entailmentbank import (dataset_name, one_step_entailments, r
                                            read_entailmentbank_train, read_worldtree)
 from proofbook.data.nli import read_scitail, read_sick
 from proofbook.data.science_qa import read_obqa, read_qasc
-from proofbook.entailer import behaviours as bh
+from proofbook.entailer import training_data as bh
+from proofbook.entailer.behaviours import FactRetriever
 from proofbook.entailer import hypotheses as hyp
 
 if TYPE_CHECKING:  # the components are built from these data: their settings only name the argument type
@@ -127,10 +128,10 @@ class TrainingData:
     report: list[dict] = field(default_factory=list)
 
 
-def fact_retriever(data_dir) -> bh.FactRetriever:
+def fact_retriever(data_dir) -> FactRetriever:
     """BM25 over the WorldTree fact corpus of ``data_dir`` (with EntailmentBank's additions)."""
 
-    return bh.FactRetriever(list(read_worldtree(data_dir).values()))
+    return FactRetriever(list(read_worldtree(data_dir).values()))
 
 
 def training_data(data_dir, settings: Settings) -> TrainingData:

@@ -2,7 +2,7 @@
 
 * :class:`BehaviourModel` -- the interface of the one model with the three behaviours the search calls:
   H -> P (``generate_premises``), H -> Sd (``truth_scores``) and PH -> Se (``entailment_scores``); the
-  implementations are in :mod:`.behaviour_models`.
+  implementations are in :mod:`.behaviours`.
 * :class:`Memory` -- the interface of a belief memory (:class:`~proofbook.entailer.memory.BeliefMemory`)
   whose taught beliefs override s_d.
 * :class:`SearchConfig` -- the settings of one search: the depth limit, how many candidate premise sets
@@ -24,7 +24,7 @@ TEMPERATURE, TOP_P = 2.0, 0.95
 
 
 class BehaviourModel(Protocol):
-    """What the search needs from a model (see :mod:`proofbook.entailer.behaviours`)."""
+    """What the search needs from a model (see :mod:`proofbook.entailer.training_data`)."""
 
     def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float,
                           top_p: float, seed: int) -> list[list[list[str]]]:

@@ -42,7 +42,8 @@ import numpy as np
 
 from proofbook.core import intervals
 from proofbook.core.paths import resolve_data_dir
-from proofbook.entailer import behaviours as bh
+from proofbook.entailer import training_data as bh
+from proofbook.entailer.behaviours import TruthContext, join_premises
 from proofbook.entailer import proposals
 from proofbook.entailer.components import Settings, fit_entailment_scorer, fit_truth_scorer, truth_ranked_first
 from proofbook.entailer.datasets import fact_retriever, training_data
@@ -92,7 +93,7 @@ def truth_selection(data_dir, settings: Settings = Settings(), checkpoint: str =
     root = resolve_data_dir(data_dir)
     training = settings.truth_scorer
     train, held = selection_groups(root, settings, held_questions)
-    context = bh.TruthContext(fact_retriever(root) if training.facts else None, training.facts)
+    context = TruthContext(fact_retriever(root) if training.facts else None, training.facts)
     start = time.perf_counter()
     model = fit_truth_scorer(train, context, training, checkpoint, progress)
     train_s = time.perf_counter() - start
@@ -112,7 +113,7 @@ def best_set_ranked_first(scorer: CrossEncoder, pool: proposals.FactPool, groups
     statement scores highest."""
     flat = groups.statements()
     sets = pool.sets(flat)
-    pairs = [(bh.join_premises(premises), text) for text, candidates in zip(flat, sets) for premises in candidates]
+    pairs = [(join_premises(premises), text) for text, candidates in zip(flat, sets) for premises in candidates]
     scores = iter(scorer.predict_proba(pairs, progress=False)[:, 1].tolist() if pairs else [])
     best = [max((next(scores) for _ in candidates), default=0.0) for candidates in sets]
     return best, groups.true_ranked_first(best)

@@ -9,7 +9,7 @@ pieces are :class:`proofbook.models.seq2seq.Seq2Seq` and its subclass, AdMIRaL's
 
 * :func:`first_id`, :func:`generation_ids` -- the special token ids a model generates with;
 * :func:`prefix_allowed_tokens_fn` -- the adapter from constraints (such as
-  :class:`proofbook.index.prefix_tree.SequenceConstraint`) to ``generate()``;
+  :class:`proofbook.index.constraints.SequenceConstraint`) to ``generate()``;
 * :func:`mean_logprob` and :data:`FILLER_SCORE` -- scoring outputs and recognising filler beams;
 * :func:`batched` -- generation in chunks of inputs, with a progress bar when asked.
 """
@@ -58,7 +58,7 @@ def prefix_allowed_tokens_fn(constraints, skip_first: int = 1) -> Callable[[int,
     """The ``prefix_allowed_tokens_fn(batch_id, sent)`` that ``generate()`` calls at every step.
 
     ``constraints`` is one constraint (an object with ``allowed(prefix, memo) -> list[int]``, such as
-    :class:`proofbook.index.prefix_tree.SequenceConstraint`) for the whole batch, or one per batch item
+    :class:`proofbook.index.constraints.SequenceConstraint`) for the whole batch, or one per batch item
     (``batch_id`` indexes the batch, not the beams).  The first ``skip_first`` tokens of ``sent`` -- the
     decoder start token of an encoder-decoder model -- are skipped before walking.  States are memoised per
     batch item, so each step costs one trie step per beam.

@@ -272,7 +272,7 @@ class Seq2Seq:
                  constraints=None, batch_size: int = 8, seed: int | None = None) -> list[list[Generated]]:
         """Outputs per input, best first (sampling: in sampled order, duplicates kept).
 
-        ``constraints``: ``None``, one :class:`~proofbook.index.prefix_tree.SequenceConstraint` for
+        ``constraints``: ``None``, one :class:`~proofbook.index.constraints.SequenceConstraint` for
         every input, a list with one per input, or a callable ``input index -> constraint``.
         ``seed`` (sampling) makes the samples reproducible.
         """

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from proofbook.core.claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Verdict
+from proofbook.core.paper_claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Verdict
 
 COLOURS = {HOLDS: "#009E73", INCONCLUSIVE: "#E69F00", CONTRADICTED: "#D55E00", UNTESTED: "#999999"}
 

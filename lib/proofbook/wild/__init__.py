@@ -5,6 +5,6 @@
 (windows, BM25, expansion, merging), :mod:`~proofbook.wild.summaries` (claim-focused summaries) and
 :mod:`proofbook.wild.veracity` (six-way veracity, metrics in :mod:`~proofbook.wild.veracity_metrics`).
 :mod:`~proofbook.wild.pipeline` runs the five stages on one claim; :mod:`~proofbook.wild.datasets` reads every file
-of the chapters; :mod:`~proofbook.wild.experiments` (training, runs, rows) and :mod:`~proofbook.wild.tables` (the
+of the chapters; :mod:`~proofbook.wild.wild_experiments` (training, runs, rows) and :mod:`~proofbook.wild.tables` (the
 chapters' tables) are what the notebooks in ``notebooks/wild/`` call.
 """

@@ -22,7 +22,7 @@ from proofbook.wild.summaries import IRRELEVANT, ExtractiveSummariser
 from proofbook.wild.veracity import VeracityClassifier, claimdecomp_examples
 
 if TYPE_CHECKING:  # the experiments train the models this pipeline runs: only the argument type is named
-    from proofbook.wild.experiments import Models
+    from proofbook.wild.wild_experiments import Models
 
 
 @dataclass

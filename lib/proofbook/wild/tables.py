@@ -11,7 +11,7 @@ from proofbook.data import politifact as pf
 from proofbook.models.llm import endpoint_configured
 from proofbook.wild.datasets import WildData
 from proofbook.wild.decomposition import LLMQuestions, default_shots
-from proofbook.wild.experiments import Run
+from proofbook.wild.wild_experiments import Run
 from proofbook.wild.pipeline import Trace
 from proofbook.wild.search import Page, SearchOutcome, apply_filters, as_query, snippet_date
 from proofbook.wild.summaries import LLMSummariser

@@ -8,7 +8,7 @@ from proofbook.admiral.prover.natlog import OPERATORS, Proof
 from proofbook.admiral.prover.proof_format import clean, ngrams, proof_constraint, proof_input
 from proofbook.admiral.prover.proofgen import ProofGenerator, ProofgenSettings
 from proofbook.admiral.prover.training_proofs import EvidenceSet, TrainingProof, build_proofs, evidence_sets
-from proofbook.index.prefix_tree import encode_segment
+from proofbook.index.constraints import encode_segment
 from proofbook.admiral.retrieval.tasks import RetrievalClaim, RetrievalTask
 
 pytestmark = pytest.mark.unit

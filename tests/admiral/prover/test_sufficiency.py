@@ -132,7 +132,7 @@ def test_error_kinds():
 
 def test_verdict_accuracy_counts_missing_proofs_as_wrong():
     from proofbook.data.fever_symmetric import SymmetricPair
-    from proofbook.admiral.prover.experiments import verdict_accuracy
+    from proofbook.admiral.prover.sufficiency_experiments import verdict_accuracy
 
     class Gen:
         def generate(self, claims, evidence, beam=1, batch_size=16):
@@ -166,18 +166,18 @@ def test_threshold_calibration_picks_the_best_cut():
 def test_earlier_traces_come_from_the_experiments_run_only_when_it_holds_every_claim(tmp_path):
     from proofbook.core.corpus import Corpus
     from proofbook.core.cache import ArtifactCache
-    from proofbook.admiral.prover.experiments import earlier_traces
-    from proofbook.admiral.retrieval import experiments
+    from proofbook.admiral.prover.sufficiency_experiments import earlier_traces
+    from proofbook.admiral.retrieval import retrieval_experiments
     from proofbook.admiral.retrieval.tasks import RetrievalTask
 
     corpus = Corpus("toy")
     corpus.add("A", ["A first."])
     claims = [RetrievalClaim(str(i), f"claim {i}", ("A",), (), 1, "SUPPORTED") for i in range(3)]
     task = RetrievalTask("toy", corpus, [], claims)
-    settings, cache = experiments.TrainingSettings.smoke(0), ArtifactCache(tmp_path)
+    settings, cache = retrieval_experiments.TrainingSettings.smoke(0), ArtifactCache(tmp_path)
     assert earlier_traces(task, claims[:2], settings, 5, claims, cache) is None          # no run cached
-    run = experiments.TaskRun("toy", claims, {}, [trace(c.claim) for c in claims], [], [], [], {})
-    cache.cache_pickle("admiral-run", experiments.run_key(task, claims, settings, experiments.book_config(beam=5),
+    run = retrieval_experiments.TaskRun("toy", claims, {}, [trace(c.claim) for c in claims], [], [], [], {})
+    cache.cache_pickle("admiral-run", retrieval_experiments.run_key(task, claims, settings, retrieval_experiments.book_config(beam=5),
                                                            False), lambda: run)
     found = earlier_traces(task, [claims[2], claims[0]], settings, 5, claims, cache)
     assert [t.claim for t in found] == ["claim 2", "claim 0"]
@@ -208,7 +208,7 @@ def test_classifier_threshold_is_calibrated_on_the_selections():
 def test_verdict_rows_count_nei_and_missing_proofs_as_wrong():
     from proofbook.data.fever_symmetric import SymmetricPair
     from proofbook.admiral.prover.natlog import NEI, REFUTES, SUPPORTS
-    from proofbook.admiral.prover.experiments import verdict_rows
+    from proofbook.admiral.prover.sufficiency_experiments import verdict_rows
 
     pairs = [SymmetricPair(str(i), "c", "e", label) for i, label in enumerate([SUPPORTS, REFUTES, SUPPORTS, REFUTES])]
     rows = {r["metric"]: r for r in verdict_rows(pairs, [SUPPORTS, NEI, None, REFUTES], "dev", "natlog-aligned")}
@@ -221,7 +221,7 @@ def test_verdict_rows_count_nei_and_missing_proofs_as_wrong():
 def test_generated_score_is_the_beam_share_reaching_a_verdict():
     import math
 
-    from proofbook.admiral.prover.experiments import generated_score
+    from proofbook.admiral.prover.sufficiency_experiments import generated_score
 
     assert generated_score([]) == 0.0
     assert generated_score([proof("==", -0.5)]) == 1.0 and generated_score([proof("=#", -0.5)]) == 0.0
@@ -232,7 +232,7 @@ def test_generated_score_is_the_beam_share_reaching_a_verdict():
 def test_calibration_auc_rows_resample_claims():
     from types import SimpleNamespace
 
-    from proofbook.admiral.prover.experiments import calibration_auc_rows
+    from proofbook.admiral.prover.sufficiency_experiments import calibration_auc_rows
 
     sets = [SimpleNamespace(claim_id=str(i // 2), sufficient=i % 2 == 0) for i in range(8)]
     scores = {"natlog-aligned": [0.9, 0.1, 0.8, 0.2, 0.7, 0.3, 0.6, 0.4], "natlog-lexical": [1.0] * 8}

@@ -6,6 +6,7 @@ form and has its threshold chosen on *calibration selections*: selections of tra
 train the model being calibrated) whose sufficiency is known, complete ones and ones with a gold sentence
 removed.
 
+* :func:`roc_auc` -- how well a score separates complete from incomplete selections;
 * :func:`best_threshold` -- the threshold on any score that decides the selections best (ties: nearest a
   reference value), with the shares called sufficient among complete and incomplete selections;
 * :func:`calibrate_aligned` -- the aligned proofs' score (``proven``, ``weakest`` or ``mean``, or the one with
@@ -21,17 +22,26 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Sequence
 
-from proofbook.admiral.prover.aligned import SCORES, roc_auc
+from proofbook.admiral.prover.aligned_proofs import SCORES
 from proofbook.admiral.prover.sufficiency import (REFERENCE_THRESHOLD, ClassifierSufficiency, NatlogSufficiency,
                                                   reference_rule)
 
 if TYPE_CHECKING:  # the experiments module builds on this one: its classes only name the arguments' types
-    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings
+    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings
 
 
 #: what :func:`best_threshold` maximises: the share of selections decided right, or the mean of the shares of
 #: complete and of incomplete selections decided right (a threshold that calls everything sufficient scores .5)
 OBJECTIVES = ("accuracy", "balanced_accuracy")
+
+
+def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """ROC AUC of ``scores`` for ``positive`` (ties count one half); NaN without both classes."""
+    from sklearn.metrics import roc_auc_score
+
+    if len(set(positive)) < 2:
+        return float("nan")
+    return float(roc_auc_score(list(positive), list(scores)))
 
 
 def best_threshold(scores: Sequence[float], truth: Sequence[bool], reference: float = 0.5,
@@ -108,7 +118,7 @@ def calibrate_classifier(classifier: ClassifierSufficiency, sets, reference: flo
 
 def chosen_score(score: str, aucs: dict[str, float]) -> str:
     """The aligned proofs' sufficiency score to use: ``score`` itself, or for ``"auto"`` the one of
-    :data:`~proofbook.admiral.prover.aligned.SCORES` with the highest ROC AUC in ``aucs`` (ties, an undefined AUC
+    :data:`~proofbook.admiral.prover.aligned_proofs.SCORES` with the highest ROC AUC in ``aucs`` (ties, an undefined AUC
     and no AUC at all: the first of them)."""
     if score != "auto":
         return score
@@ -129,7 +139,7 @@ def calibration_source(dataset: str | None) -> str | None:
 
 def aligned_scores(prover: Prover, settings: SufficiencySettings, claims: Sequence[str],
                    evidence: Sequence[Sequence[tuple[str, str]]]) -> dict[str, list[float]]:
-    """Every sufficiency score of :data:`~proofbook.admiral.prover.aligned.SCORES` (kind -> one value per claim) of
+    """Every sufficiency score of :data:`~proofbook.admiral.prover.aligned_proofs.SCORES` (kind -> one value per claim) of
     the aligned proofs of ``claims`` from their ``(title, text)`` evidence."""
     found = prover.aligned_prover(settings).prove_many(list(claims), list(evidence))
     return {kind: [f.score(kind) for f in found] for kind in SCORES}
@@ -138,7 +148,7 @@ def aligned_scores(prover: Prover, settings: SufficiencySettings, claims: Sequen
 def calibrate_aligned(prover: Prover, settings: SufficiencySettings, sets) -> dict:
     """The aligned rule's score and threshold on the calibration selections: the ROC AUC of each sufficiency
     score there (``auc/proven``, ``auc/weakest``, ``auc/mean``), the score used (``settings.aligned.score``, or for
-    ``"auto"`` the one with the highest AUC; ties: the first of :data:`~proofbook.admiral.prover.aligned.SCORES`) and its threshold
+    ``"auto"`` the one with the highest AUC; ties: the first of :data:`~proofbook.admiral.prover.aligned_proofs.SCORES`) and its threshold
     (:func:`best_threshold`) on all selections and, under ``by_source``, on each training
     task's own (the loop knows which dataset it runs on; the datasets' claims differ in length and hops)."""
     scores = aligned_scores(prover, settings, [s.claim for s in sets], [s.evidence for s in sets])

@@ -5,7 +5,7 @@ the selected sentences, in the format of ProoFVer (Krishna, Riedel & Vlachos 202
 
 * **input** ``claim </s> Title ; evidence1 </s> Title ; evidence2 ...`` (:func:`proof_input`);
 * **output** the proof string ``{ claim span } [ evidence span ] OP ...`` (:mod:`proofbook.admiral.prover.natlog`);
-* **constrained decoding** (:func:`proof_constraint`, on :mod:`proofbook.index.prefix_tree`): each
+* **constrained decoding** (:func:`proof_constraint`, on :mod:`proofbook.index.constraints`): each
   triple is a claim span from a trie of the claim's 1-6-word n-grams (by default the claim's chunks in
   order, one triple each), an evidence span from a trie of the evidence sentences' 1-6-word n-grams, then
   one of the six operators; triples repeat, then EOS.
@@ -20,7 +20,8 @@ from typing import Sequence
 
 from proofbook.admiral.prover.alignment import chunk_claim
 from proofbook.admiral.prover.natlog import OPERATORS, ProofError
-from proofbook.index.prefix_tree import PrefixTree, Segment, SequenceConstraint, encode_segments
+from proofbook.index.prefix_tree import PrefixTree
+from proofbook.index.constraints import Segment, SequenceConstraint, encode_segments
 
 #: (title, sentence) pairs: the evidence of one proof input
 Evidence = Sequence[tuple[str, str]]
@@ -54,7 +55,7 @@ def ngrams(text: str, max_words: int = MAX_NGRAM) -> list[str]:
 
 def proof_constraint(tokenizer, claim: str, evidence: Evidence, eos_token_id: int, max_steps: int | None = None,
                      claim_spans: str = "chunks"):
-    """The :class:`~proofbook.index.prefix_tree.SequenceConstraint` of a proof of ``claim`` from ``evidence``.
+    """The :class:`~proofbook.index.constraints.SequenceConstraint` of a proof of ``claim`` from ``evidence``.
 
     ``claim_spans="ngrams"``: ``({ claim n-gram } [ evidence n-gram ] OP)+`` -- any 1-6-word claim n-gram
     in each triple (claim order is then checked after decoding); ``"chunks"`` (default): the claim spans

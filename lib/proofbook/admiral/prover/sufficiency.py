@@ -13,7 +13,7 @@ Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``s
 :func:`proofbook.admiral.prover.stopping.simulate_stopping`.  The systems of the paper's Table 6 (as named in ``admiral/06_sufficiency``):
 
 * ``suff-natlog`` -- by default (``builder="aligned"``) :class:`AlignedSufficiency`: proofs built by aligning
-  claim chunks to evidence spans and predicting each pair's operator in context (:mod:`proofbook.admiral.prover.aligned`,
+  claim chunks to evidence spans and predicting each pair's operator in context (:mod:`proofbook.admiral.prover.aligned_proofs`,
   QA-NatVer's design for small models); sufficient iff the proof's sufficiency score reaches a threshold
   calibrated on training claims (:func:`proofbook.admiral.prover.calibration.calibrate_aligned`, one per dataset);
 * ``suff-natlog-generated`` -- :class:`NatlogSufficiency`, the reference rule on generated proofs (the proof
@@ -29,7 +29,7 @@ Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``s
 
 An empty selection is insufficient, with the reason (:data:`NO_EVIDENCE`) recorded in the :class:`Decision`.
 Whether a builder's score sees missing evidence at all is measured apart from the loop:
-:func:`proofbook.admiral.prover.experiments.calibration_auc_rows` on complete vs one-gold-sentence-removed selections of evaluation claims.
+:func:`proofbook.admiral.prover.sufficiency_experiments.calibration_auc_rows` on complete vs one-gold-sentence-removed selections of evaluation claims.
 
 The truth at a decision point (:func:`proofbook.admiral.prover.stopping.selection_is_sufficient`): HoVer -- the selected sentences contain
 every gold sentence; FEVEROUS-S, whose pages hold only gold sentences -- the selected sentences' pages
@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from proofbook.admiral.prover.aligned import reached_verdict
+from proofbook.admiral.prover.aligned_proofs import reached_verdict
 from proofbook.admiral.prover.lexical import lexical_proof
 from proofbook.admiral.prover.natlog import NEI, Proof
 from proofbook.admiral.prover.training_proofs import evidence_sets
@@ -53,7 +53,7 @@ from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.models.cross_encoder import HEAD_INIT_VERSION, CrossEncoder
 
 REFERENCE_THRESHOLD = -0.9
-#: where ``suff-natlog``'s proofs come from: aligned chunks (:mod:`proofbook.admiral.prover.aligned`) or the generator
+#: where ``suff-natlog``'s proofs come from: aligned chunks (:mod:`proofbook.admiral.prover.aligned_proofs`) or the generator
 BUILDERS = ("aligned", "generated")
 NO_EVIDENCE = "no sentence selected"
 SYSTEMS = ("suff-natlog", "suff-natlog-generated", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
@@ -120,7 +120,7 @@ class NatlogSufficiency(_Hook):
 
 
 class AlignedSufficiency(_Hook):
-    """``suff-natlog`` with aligned proofs (:mod:`proofbook.admiral.prover.aligned`): sufficient iff the builder's
+    """``suff-natlog`` with aligned proofs (:mod:`proofbook.admiral.prover.aligned_proofs`): sufficient iff the builder's
     sufficiency score reaches ``threshold``; the proof kept is the most probable one reaching the decided verdict."""
 
     def __init__(self, prover, score: str = "proven", threshold: float = 0.5):

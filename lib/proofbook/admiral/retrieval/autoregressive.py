@@ -8,7 +8,7 @@ reads the claim and the selected sentences,
 and the decoder writes the pointer(s) of the sentence(s) it conditions on, then a new title:
 ``< E1 > [ Title ]`` (the format and the training examples: :mod:`proofbook.admiral.retrieval.hop_examples`).
 Beam search (beam 25) is constrained by the prefix tree of all corpus titles and by dynamic
-constraints that only allow pointers present in the input (:mod:`proofbook.index.prefix_tree`).  At
+constraints that only allow pointers present in the input (:mod:`proofbook.index.constraints`).  At
 hop 0 the same model class writes ``[ Title ]`` from the claim alone -- the paper's GENRE step.  One
 model is trained per hop by maximum likelihood.
 
@@ -48,7 +48,7 @@ from proofbook.admiral.retrieval.hop_examples import (POINTER_RULES, RetrievalEx
                                                       check_claim, format_input, format_target, make_examples,
                                                       negative_sampler, sentence_text, title_and_text)
 from proofbook.core.training import TrainConfig, TrainResult
-from proofbook.index.prefix_tree import (POINTER_TEMPLATE, TITLE_TEMPLATE, TitleTrie, encode_segment, pointer_tree,
+from proofbook.index.constraints import (POINTER_TEMPLATE, TITLE_TEMPLATE, TitleTrie, encode_segment, pointer_tree,
                                          retrieval_constraint)
 from proofbook.models.decoding import FILLER_SCORE, batched
 from proofbook.models.loading import load_tokenizer

@@ -42,7 +42,7 @@ import numpy as np
 from proofbook.core.corpus import Corpus
 from proofbook.data.misc_fever import read_climate_fever
 from proofbook.index.bm25 import DocumentIndex, tokenize
-from proofbook.index.prefix_tree import TitleTrie
+from proofbook.index.constraints import TitleTrie
 
 _DISAMBIGUATED = re.compile(r"^(.*\S) \(([^()]+)\)$")
 

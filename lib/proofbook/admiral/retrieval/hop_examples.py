@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from proofbook.core.corpus import Corpus, Sentence
-from proofbook.index.prefix_tree import POINTER_TEMPLATE, TITLE_TEMPLATE
+from proofbook.index.constraints import POINTER_TEMPLATE, TITLE_TEMPLATE
 
 #: which previous sentences a hop-``h`` target points to: the last one (the bridge) or all of them
 POINTER_RULES = ("last", "all")

@@ -41,7 +41,7 @@ from typing import Sequence
 
 import numpy as np
 
-from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.admiral.retrieval.efficiency import admiral_index
 from proofbook.admiral.retrieval.metrics import recall_at_k
 from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig
@@ -120,7 +120,7 @@ def build_knowledge_base(name: str, corpus: Corpus, task: RetrievalTask, compone
     mentions = title_mentions(corpus)
     mentions_seconds = time.perf_counter() - start
     grown = RetrievalTask(name, corpus, task.train, task.evaluation)
-    retriever = experiments.build_admiral(grown, components, config, index=built["bm25"], trie=built["trie"],
+    retriever = retrieval_experiments.build_admiral(grown, components, config, index=built["bm25"], trie=built["trie"],
                                           mentions=mentions)
     extra = len(corpus) - len(real_dense.titles)
     vectors = real_dense.embeddings if not extra else np.concatenate(

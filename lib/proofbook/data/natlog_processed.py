@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proofbook.data._proofver import OPERATORS, VERDICTS, ProofStep
+from proofbook.data.proofver import OPERATORS, VERDICTS, ProofStep
 from proofbook.data.base import DataError, Records, SkipReport, UniqueIds, iter_jsonl, require, require_label
 
 #: a processed few-shot ``id`` is ``claim_id * VARIANT_BASE + variant``

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from proofbook.data._politifact_text import _ClassifierRecord, normalise_label
+from proofbook.data.politifact_text import _ClassifierRecord, normalise_label
 from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, iter_lines, iter_tsv, no_records,
                                  require_text)
 

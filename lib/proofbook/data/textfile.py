@@ -5,7 +5,7 @@ official format; it names the file, the line and the field.  :class:`RecordLine`
 record inside a JSON list (HoVer dev, FEVEROUS-S), which also gives the record's position and character.
 :func:`iter_lines` and :func:`read_text` decode a file strictly as UTF-8, line by line, so a bad byte names
 its line.  All of them are used through :mod:`proofbook.data.base`, which imports them from here; the JSON
-readers built on them are in :mod:`proofbook.data._jsonparse`.
+readers built on them are in :mod:`proofbook.data.jsonparse`.
 """
 from __future__ import annotations
 

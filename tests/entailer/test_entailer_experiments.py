@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from proofbook.entailer import experiments as ex
+from proofbook.entailer import entailer_experiments as ex
 from proofbook.entailer import analysis
 from proofbook.entailer import components as comp
 from proofbook.entailer import datasets as edata

@@ -42,7 +42,7 @@ from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.index.bm25 import DocumentIndex
 from proofbook.index.dense import DenseIndex
-from proofbook.index.prefix_tree import TitleTrie
+from proofbook.index.constraints import TitleTrie
 
 logger = logging.getLogger(__name__)
 

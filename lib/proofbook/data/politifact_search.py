@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from proofbook.data._politifact_text import clean_question, split_question_list
+from proofbook.data.politifact_text import clean_question, split_question_list
 from proofbook.data.base import (DataError, RecordMap, SkipReport, iter_jsonl, iter_lines, loads, require,
                                  require_records)
 

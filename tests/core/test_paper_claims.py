@@ -1,12 +1,12 @@
-"""The claim registry and its one verdict function (proofbook.core.claims), and the reproduction report."""
+"""The claim registry and its one verdict function (proofbook.core.paper_claims), and the reproduction report."""
 import json
 import shutil
 
 import pytest
 
 from proofbook.cli import check, runner
-from proofbook.core import claims
-from proofbook.core.claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Claim, Ref, decide
+from proofbook.core import paper_claims
+from proofbook.core.paper_claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Claim, Ref, decide
 from proofbook.core.paths import PROJECT_ROOT
 
 COMMITTED = PROJECT_ROOT / "results"
@@ -14,10 +14,10 @@ COMMITTED = PROJECT_ROOT / "results"
 
 @pytest.mark.unit
 def test_the_registry_has_fixed_unique_ids_and_enough_claims():
-    ids = [claim.id for claim in claims.REGISTRY]
+    ids = [claim.id for claim in paper_claims.REGISTRY]
     assert len(ids) == len(set(ids)) >= 18
-    assert {c.paper for c in claims.REGISTRY} == {"admiral", "wild", "entailer"}
-    for claim in claims.REGISTRY:
+    assert {c.paper for c in paper_claims.REGISTRY} == {"admiral", "wild", "entailer"}
+    for claim in paper_claims.REGISTRY:
         assert claim.source and claim.chapter and (claim.kind == "value") == (claim.b is None), claim.id
         assert (PROJECT_ROOT / "notebooks" / f"{claim.chapter}.py").is_file(), claim.chapter
 
@@ -48,39 +48,39 @@ def test_a_paired_row_and_its_interval_win_over_the_two_systems():
     claim = Claim("X", "admiral", "A beats B", "difference", Ref("p/nb", "d", "a", "m"), ">", 0.0, "s", "c",
                   Ref("p/nb", "d", "b", "m"))
     plain = {"p/nb": rows(("d", "dev", "a", "m", 0.6, 10), ("d", "dev", "b", "m", 0.5, 10))}
-    found = claims.verdicts(plain, [claim])[0]
+    found = paper_claims.verdicts(plain, [claim])[0]
     assert (found.code, found.split, found.low) == (HOLDS, "dev", None) and found.value == pytest.approx(0.1)
     paired = {"p/nb": plain["p/nb"] + rows(("d", "dev", "a-vs-b", "m", 0.1, 10), ("d", "dev", "a-vs-b", "m:ci95_low", -0.05, 10),
                                            ("d", "dev", "a-vs-b", "m:ci95_high", 0.2, 10))}
-    found = claims.verdicts(paired, [claim])[0]
+    found = paper_claims.verdicts(paired, [claim])[0]
     assert (found.code, found.low, found.high) == (INCONCLUSIVE, -0.05, 0.2)
     with_test = {"p/nb": paired["p/nb"] + rows(("d", "test", "a", "m", 0.4, 9), ("d", "test", "b", "m", 0.5, 9))}
-    assert claims.verdicts(with_test, [claim])[0].split == "test"       # the held-out split where present
+    assert paper_claims.verdicts(with_test, [claim])[0].split == "test"       # the held-out split where present
 
 
 @pytest.mark.unit
 def test_a_timing_claim_reads_its_interval_and_can_be_inconclusive():
-    flat = claims.claim("C2c-latency-flat")
+    flat = paper_claims.claim("C2c-latency-flat")
     growth = ("hover-scaling", "dev", "admiral", "latency_growth_per_doubling")
     for low, high, code in ((1.1, 1.6, INCONCLUSIVE), (1.05, 1.25, HOLDS), (1.35, 1.9, CONTRADICTED)):
-        found = claims.verdicts({flat.a.notebook: rows((*growth, 1.3, 10), (*growth[:3], growth[3] + ":ci95_low", low, 10),
+        found = paper_claims.verdicts({flat.a.notebook: rows((*growth, 1.3, 10), (*growth[:3], growth[3] + ":ci95_low", low, 10),
                                                        (*growth[:3], growth[3] + ":ci95_high", high, 10))}, [flat])[0]
         assert (found.code, found.low, found.high) == (code, low, high)
 
 
 @pytest.mark.unit
 def test_every_claim_is_decided_on_the_committed_results_and_a_missing_row_makes_it_untested():
-    committed = claims.load_rows(COMMITTED)
-    found = {v.claim.id: v for v in claims.verdicts(committed)}
+    committed = paper_claims.load_rows(COMMITTED)
+    found = {v.claim.id: v for v in paper_claims.verdicts(committed)}
     assert sum(v.code == UNTESTED for v in found.values()) <= 3
-    target = next(c for c in claims.REGISTRY if c.id == "C1c-joint-vs-notjoint")
+    target = next(c for c in paper_claims.REGISTRY if c.id == "C1c-joint-vs-notjoint")
     paired = f"{target.a.system}-vs-{target.b.system}"          # a paired row alone also decides the claim
     cut = {nb: [r for r in rs if not (nb == target.b.notebook and r["system"] in (target.b.system, paired)
                                       and r["metric"].split(":")[0] == target.b.metric)] for nb, rs in committed.items()}
-    after = {v.claim.id: v for v in claims.verdicts(cut)}
+    after = {v.claim.id: v for v in paper_claims.verdicts(cut)}
     changed = [cid for cid in found if after[cid].code != found[cid].code]
     assert changed == ["C1c-joint-vs-notjoint"] and after["C1c-joint-vs-notjoint"].code == UNTESTED
-    assert set(claims.unknown_rows(cut)) - set(claims.unknown_rows(committed)) == {
+    assert set(paper_claims.unknown_rows(cut)) - set(paper_claims.unknown_rows(committed)) == {
         "claim C1c-joint-vs-notjoint: no results file holds admiral/02_experiments: hover/admiral-notjoint/recall@5"}
 
 
@@ -88,12 +88,12 @@ def test_every_claim_is_decided_on_the_committed_results_and_a_missing_row_makes
 def test_check_reports_a_claim_whose_row_no_notebook_writes(tmp_path):
     results = tmp_path / "results"
     shutil.copytree(COMMITTED, results)
-    before = set(claims.unknown_rows(claims.load_rows(results)))
+    before = set(paper_claims.unknown_rows(paper_claims.load_rows(results)))
     path = results / "admiral" / "06_sufficiency.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["rows"] = [r for r in data["rows"] if r["system"] != "suff-lexical"]
     path.write_text(json.dumps(data), encoding="utf-8")
-    problems = set(claims.unknown_rows(claims.load_rows(results))) - before
+    problems = set(paper_claims.unknown_rows(paper_claims.load_rows(results))) - before
     assert problems == {"claim C3d-suff-vs-lexical: no results file holds admiral/06_sufficiency: hover/suff-lexical/suff_f1"}
 
 
@@ -101,10 +101,10 @@ def test_check_reports_a_claim_whose_row_no_notebook_writes(tmp_path):
 def test_every_row_a_claim_reads_is_written_by_its_notebook(smoke_run):
     """The registry names only rows the chapters write (checked on their smoke runs; the split may differ)."""
     rows = {}
-    for notebook in sorted({ref.notebook for c in claims.REGISTRY for ref in (c.a, c.b) if ref is not None}):
+    for notebook in sorted({ref.notebook for c in paper_claims.REGISTRY for ref in (c.a, c.b) if ref is not None}):
         for data in smoke_run(notebook)["results"].values():
             rows[data["notebook"]] = data["rows"]
-    assert claims.unknown_rows(rows) == []
+    assert paper_claims.unknown_rows(rows) == []
 
 
 @pytest.mark.notebook
@@ -116,9 +116,9 @@ def test_the_report_decides_every_claim_from_a_results_folder(tmp_path):
                         output=tmp_path / "report.ipynb", progress=False)
     report = json.loads((results / "report" / "99_reproduction_report.json").read_text(encoding="utf-8"))
     verdicts = {r["system"]: r["value"] for r in report["rows"] if r["dataset"] == "claims"}
-    assert set(verdicts) == {c.id for c in claims.REGISTRY}
+    assert set(verdicts) == {c.id for c in paper_claims.REGISTRY}
     assert sum(v == UNTESTED for v in verdicts.values()) <= 3
-    # the report reads every results file but its own and the reference pages' (claims.load_rows), all of them
+    # the report reads every results file but its own and the reference pages' (paper_claims.load_rows), all of them
     # outside the data directory and the project: named "<elsewhere>/<folder hash>/<name>", known by content hash
     from proofbook.core.provenance import sha256_file
 
@@ -129,6 +129,6 @@ def test_the_report_decides_every_claim_from_a_results_folder(tmp_path):
     assert all(name.startswith("<elsewhere>/") and name.count("/") == 2 for name in data), sorted(data)
     assert sorted(name.rsplit("/", 1)[1] for name in data) == sorted(path.name for path in read)
     assert sorted(data.values()) == sorted(sha256_file(path) for path in read)
-    assert (tmp_path / "figures" / "report" / "claims.svg").is_file()
+    assert (tmp_path / "figures" / "report" / "paper_claims.svg").is_file()
     dirty = "dirty work tree"
     assert [p for p in check.structure_problems(results / "report" / "99_reproduction_report.json") if dirty not in p] == []

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proofbook.data._nli_labels import MED_2HOP_RELATIONS, MED_LABELS
+from proofbook.data.nli_labels import MED_2HOP_RELATIONS, MED_LABELS
 from proofbook.data.base import DataError, Records, SkipReport, iter_tsv, require_label, require_text
 
 

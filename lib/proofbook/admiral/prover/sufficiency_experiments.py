@@ -22,12 +22,12 @@ from typing import Sequence
 
 import numpy as np
 
-from proofbook.admiral.prover.aligned import (SCORES, AlignedProver, AlignedSettings, cached_context_model,
-                                              context_operator_data, decided_verdict, roc_auc)
+from proofbook.admiral.prover.aligned_proofs import (SCORES, AlignedProver, AlignedSettings, cached_context_model,
+                                                     context_operator_data, decided_verdict)
 from proofbook.admiral.prover.alignment import Aligner
 from proofbook.admiral.prover.calibration import (aligned_scores, calibrate_aligned, calibrate_classifier,
                                                   calibrate_on_loop, calibrate_threshold, calibration_source,
-                                                  chosen_score)
+                                                  chosen_score, roc_auc)
 from proofbook.admiral.prover.natlog import NEI, Proof
 from proofbook.admiral.prover.operators import OperatorSettings, cached_operator_model
 from proofbook.admiral.prover.proofgen import ProofgenSettings, cached_generator
@@ -36,7 +36,7 @@ from proofbook.admiral.prover.stopping import StoppingRun, decision_points, fixe
 from proofbook.admiral.prover.sufficiency import (BUILDERS, REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
                                                   ClassifierSufficiency, LexicalSufficiency, NatlogSufficiency,
                                                   evidence_pairs, train_classifier)
-from proofbook.admiral.retrieval import experiments
+from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.core import intervals
 from proofbook.core.cache import ArtifactCache, fingerprint
 
@@ -204,18 +204,18 @@ def cached_traces(task, components, claims, retrieval_settings, iterations: int 
     """AdMIRaL run to ``iterations`` without stopping (``suff-never``), cached; every other system is
     simulated from these traces (the loop is deterministic given its state).
 
-    ``earlier_claims``: the claims of the experiments chapter's run (:func:`proofbook.admiral.retrieval.experiments.cached_run`
+    ``earlier_claims``: the claims of the experiments chapter's run (:func:`proofbook.admiral.retrieval.retrieval_experiments.cached_run`
     with the book's config at this ``beam``).  When that run is in the cache and holds every one of ``claims``, its
     2-iteration traces are extended (:meth:`proofbook.admiral.retrieval.multihop.Admiral.extend`) instead of running the first
     two iterations again; otherwise the loop runs from the start.
     """
 
     cache = cache or ArtifactCache()
-    config = experiments.book_config(iterations=iterations, beam=beam)
-    key = experiments.task_key(task, claims, retrieval_settings, config)
+    config = retrieval_experiments.book_config(iterations=iterations, beam=beam)
+    key = retrieval_experiments.task_key(task, claims, retrieval_settings, config)
 
     def build() -> list:
-        admiral = experiments.build_admiral(task, components, config)
+        admiral = retrieval_experiments.build_admiral(task, components, config)
         earlier = earlier_traces(task, claims, retrieval_settings, beam, earlier_claims, cache) if earlier_claims else None
         if earlier is not None:
             return admiral.extend(earlier, progress=progress)
@@ -228,7 +228,7 @@ def earlier_traces(task, claims, retrieval_settings, beam: int, run_claims: Sequ
     """The experiments chapter's AdMIRaL traces for ``claims``, from its cached run on ``run_claims``; None if
     that run is not in the cache or lacks one of ``claims``."""
 
-    run = experiments.stored_run(task, list(run_claims), retrieval_settings, experiments.book_config(beam=beam), cache)
+    run = retrieval_experiments.stored_run(task, list(run_claims), retrieval_settings, retrieval_experiments.book_config(beam=beam), cache)
     if run is None:
         return None
     by_id = {c.id: t for c, t in zip(run.claims, run.traces)}
@@ -313,12 +313,12 @@ def verdict_rows(pairs, verdicts: Sequence[str | None], split: str, system: str,
 
 
 def aligned_proofs(hook: AlignedSufficiency, pairs) -> list:
-    """The aligned builder's :class:`~proofbook.admiral.prover.aligned.AlignedProof` of each FEVER-Symmetric pair."""
+    """The aligned builder's :class:`~proofbook.admiral.prover.aligned_proofs.AlignedProof` of each FEVER-Symmetric pair."""
     return hook.prover.prove_many([p.claim for p in pairs], [[("", p.evidence)] for p in pairs])
 
 
 def aligned_verdicts(found, nei_threshold: float | None = None) -> list[Proof]:
-    """The proof of each aligned proof's verdict (:func:`proofbook.admiral.prover.aligned.decided_verdict`), reaching it."""
+    """The proof of each aligned proof's verdict (:func:`proofbook.admiral.prover.aligned_proofs.decided_verdict`), reaching it."""
 
     return [f.shown(decided_verdict(f, nei_threshold)) for f in found]
 

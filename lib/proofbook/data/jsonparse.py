@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from proofbook.data._textfile import DataError, RecordLine, iter_lines, no_records, read_text
+from proofbook.data.textfile import DataError, RecordLine, iter_lines, no_records, read_text
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 

@@ -377,14 +377,3 @@ def tune_nei_threshold(found: Sequence[AlignedProof], labels: Sequence[str]) -> 
     best = max(candidates, key=lambda t: (accuracy(t), t))
     return {"nei_threshold": best, "accuracy": accuracy(best), "argmax_accuracy":
             sum(decided_verdict(f) == y for f, y in zip(found, labels)) / max(1, len(labels)), "n": len(labels)}
-
-
-def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
-    """ROC AUC of ``scores`` for ``positive`` (ties count one half); NaN without both classes."""
-    from sklearn.metrics import roc_auc_score
-
-    if len(set(positive)) < 2:
-        return float("nan")
-    return float(roc_auc_score(list(positive), list(scores)))
-
-

@@ -1,13 +1,14 @@
-"""Aligned natural-logic proofs (proofbook.admiral.prover.aligned) and their sufficiency hook."""
+"""Aligned natural-logic proofs (proofbook.admiral.prover.aligned_proofs) and their sufficiency hook."""
 import math
 
 import pytest
 
 from proofbook.core.corpus import Sentence
 from proofbook.admiral.prover import natlog
-from proofbook.admiral.prover.aligned import (AlignedProof, AlignedProver, AlignedSettings, ContextExample, ContextData,
-                                              SCORES, built_examples, decided_verdict, pair_text, roc_auc,
-                                              sentence_of, train_context_model, tune_nei_threshold, window)
+from proofbook.admiral.prover.aligned_proofs import (AlignedProof, AlignedProver, AlignedSettings, ContextExample, ContextData,
+                                                     SCORES, built_examples, decided_verdict, pair_text,
+                                                     sentence_of, train_context_model, tune_nei_threshold, window)
+from proofbook.admiral.prover.calibration import roc_auc
 from proofbook.admiral.prover.operators import LABELS, OperatorModel
 from proofbook.admiral.prover.training_proofs import TrainingProof
 from proofbook.admiral.prover.sufficiency import NO_EVIDENCE, AlignedSufficiency
@@ -158,7 +159,7 @@ def test_the_context_model_is_keyed_by_its_training_fields_only(tmp_path):
     import dataclasses
 
     from proofbook.core.cache import ArtifactCache
-    from proofbook.admiral.prover import aligned
+    from proofbook.admiral.prover import aligned_proofs
 
     seen = []
 
@@ -169,12 +170,12 @@ def test_the_context_model_is_keyed_by_its_training_fields_only(tmp_path):
 
     data = ContextData([], [])
     base = AlignedSettings.smoke()
-    assert type(base.context_model) is aligned.ContextModelSettings
-    aligned.cached_context_model(data, base.context_model, Recorder(tmp_path))
+    assert type(base.context_model) is aligned_proofs.ContextModelSettings
+    aligned_proofs.cached_context_model(data, base.context_model, Recorder(tmp_path))
     changed = dataclasses.replace(base, rerank=5, threshold=0.3, score="weakest")
-    aligned.cached_context_model(data, changed.context_model, Recorder(tmp_path))
+    aligned_proofs.cached_context_model(data, changed.context_model, Recorder(tmp_path))
     assert seen[-1] == seen[0]
-    aligned.cached_context_model(data, dataclasses.replace(base, epochs=2).context_model, Recorder(tmp_path))
+    aligned_proofs.cached_context_model(data, dataclasses.replace(base, epochs=2).context_model, Recorder(tmp_path))
     assert seen[-1] != seen[0]
 
 
@@ -192,7 +193,7 @@ def test_verdicts_with_and_without_an_nei_threshold():
 
 
 def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
-    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings, calibration_source
+    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings, calibration_source
 
     assert calibration_source("feverous_s+distractors") == "feverous_s" and calibration_source(None) is None
     calibration = {"threshold": 0.4, "score": "weakest", "by_source": {"hover": {"threshold": 0.7},
@@ -211,7 +212,7 @@ def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
 
 def test_aligned_scores_are_the_proofs_scores_of_every_kind(tiny_prover):
     from proofbook.admiral.prover.calibration import aligned_scores
-    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings
+    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings
 
     prover = Prover(None, None, tiny_prover.aligner, None, [], None, {}, context_model=tiny_prover.model)
     claims = ["Anne Rice was born in New Jersey.", "Paris is a rapper."]
@@ -237,7 +238,7 @@ def test_balanced_objective_does_not_follow_the_majority():
 
 def test_loop_calibration_uses_the_balanced_threshold_and_needs_both_kinds(tiny_prover):
     from proofbook.admiral.prover.calibration import calibrate_on_loop
-    from proofbook.admiral.prover.experiments import Prover, SufficiencySettings, loop_calibration_rows
+    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings, loop_calibration_rows
 
     scores = {"proven": [0.9, 0.8, 0.3, 0.1], "weakest": [0.2, 0.9, 0.8, 0.3], "mean": [0.6, 0.7, 0.4, 0.5]}
     found = calibrate_on_loop(scores, [True, True, False, False], "mean")
@@ -266,7 +267,7 @@ def test_loop_calibration_uses_the_balanced_threshold_and_needs_both_kinds(tiny_
 def test_loop_calibration_claims_follow_the_generator_and_selection_claims():
     from types import SimpleNamespace
 
-    from proofbook.admiral.prover.experiments import SufficiencySettings, loop_calibration_claims
+    from proofbook.admiral.prover.sufficiency_experiments import SufficiencySettings, loop_calibration_claims
     from proofbook.admiral.prover.training_proofs import seeded_order
 
     claims = [SimpleNamespace(id=str(i), gold_sentences=((f"T{i}", 0),) if i % 5 else ()) for i in range(40)]

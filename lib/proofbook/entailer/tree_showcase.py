@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 from proofbook.core.examples import Showcase, by_id, showcase, shuffled
-from proofbook.entailer.experiments import write_hypotheses
+from proofbook.entailer.entailer_experiments import write_hypotheses
 from proofbook.entailer.search import answer_question
 
 RULE = "the depth-3 sampled search keeps a tree of height 2 or more for some option"

@@ -17,7 +17,7 @@ the corpus).  The chapters' parameter cells stay flat (one value per papermill p
 settings hand each component its own dataclass (``settings.truth_scorer``), which is what that
 component's builder reads.
 
-``tests/test_settings.py`` changes each field of every :class:`ComponentSettings` in the library, one at
+``tests/core/test_settings.py`` changes each field of every :class:`ComponentSettings` in the library, one at
 a time, and checks that the key changes.
 """
 from __future__ import annotations

@@ -157,7 +157,7 @@ table[parts + ["recall@5", "reranked_sentences_per_claim", "filler_share@10", "f
 
 # %%
 pages = [sizes[name] for name in corpora]
-systems = ("admiral", "dense-mdr", "dense-mdr-ivf")
+systems = scaling.SYSTEMS
 fitted = {}    # (system, metric) -> exponent; also what the extrapolation to full Wikipedia below reads
 for system in systems:
     for metric, name in (("latency_s_per_claim", "latency_exponent"), ("index_bytes", "index_bytes_exponent"),
@@ -172,66 +172,24 @@ for part in scaling.LATENCY_PARTS:
 exponents = results.table(index=("dataset", "system")).loc["hover-scaling"].dropna(axis=1, how="all")
 exponents
 
+# %% [markdown]
+# The growth of AdMIRaL's latency between two sizes, with its interval over the claims, then every number the
+# text below shows (`scaling.efficiency_glue`) and the report's verdicts on the chapter's claims:
+
 # %%
 first, last = list(corpora)[0], list(corpora)[-1]
-x4 = "hover-x4" if "hover-x4" in corpora else first
-latency = {name: table.loc[(name, "admiral"), "latency_s_per_claim"] for name in corpora}
-glue("last_name", last, display=False)
-glue("last_pages", f"{sizes[last]:,}", display=False)
-glue("admiral_latency_x1", f"{latency[first]:.2f}", display=False)
-glue("admiral_latency_last", f"{latency[last]:.2f}", display=False)
-growth = {"latency_growth_per_doubling": ("hover-x2", first), "latency_growth_from_x4": (last, x4)}
-growth_ratio = {}    # metric -> the ratio of mean latencies
-for metric, (larger, smaller) in growth.items():
-    value, low, high = scaling.latency_growth(timed, larger, smaller, seed=seed)
-    growth_ratio[metric] = value
+growth = {}    # metric -> (ratio of mean latencies, low, high)
+for metric, (larger, smaller) in scaling.growth_pairs(list(corpora)).items():
+    growth[metric] = value, low, high = scaling.latency_growth(timed, larger, smaller, seed=seed)
     results.extend(intervals.interval_rows({"dataset": "hover-scaling", "split": "dev", "system": "admiral",
                                             "metric": metric, "value": value, "n": len(claims)}, low, high))
-    glue(f"{metric}_interval", f"{value:.2f} (95% interval over the claims {low:.2f} to {high:.2f})", display=False)
-glue("latency_growth_10k", f"{growth_ratio['latency_growth_from_x4']:.2f}", display=False)
-glue("latency_growth", f"{latency[last] / latency[first]:.2f}", display=False)
-glue("x4_pages", f"{sizes[x4]:,}", display=False)
-glue("rerank_share_x1", f"{table.loc[(first, 'admiral'), 'latency_s_per_claim/rerank'] / latency[first]:.0%}",
-     display=False)
-glue("bm25_ms_x1", f"{1000 * table.loc[(first, 'admiral'), 'latency_s_per_claim/bm25']:.1f}", display=False)
-glue("bm25_ms_last", f"{1000 * table.loc[(last, 'admiral'), 'latency_s_per_claim/bm25']:.1f}", display=False)
-glue("bm25_exponent", f"{exponents.loc['admiral', 'latency_exponent/bm25']:.2f}", display=False)
-glue("generation_exponent", f"{exponents.loc['admiral', 'latency_exponent/generation']:.2f}", display=False)
-glue("dense_latency_last", f"{table.loc[(last, 'dense-mdr'), 'latency_s_per_claim']:.2f}", display=False)
-glue("ivf_recall_last", f"{table.loc[(last, 'dense-mdr-ivf'), 'recall_vs_exact@10']:.2f}", display=False)
-for system in systems:
-    key = system.replace("-", "_")
-    glue(f"latency_exponent_{key}", f"{exponents.loc[system, 'latency_exponent']:.2f}", display=False)
-    glue(f"bytes_exponent_{key}", f"{exponents.loc[system, 'index_bytes_exponent']:.2f}", display=False)
-x1 = table.loc[first]
-ratio = x1.loc["dense-mdr", "index_bytes"] / x1.loc["admiral", "index_bytes"]
-glue("memory_ratio", f"{ratio:.2f}", display=False)
-glue("memory_ratio_last", f"{table.loc[(last, 'dense-mdr'), 'index_bytes_ratio_to_admiral']:.2f}", display=False)
-glue("memory_verdict", "smaller than" if ratio > 1 else "larger than", display=False)
-glue("admiral_python_mb_x1", f"{x1.loc['admiral', 'index_bytes_python'] / 1e6:.1f}", display=False)
-glue("admiral_mb_x1", f"{x1.loc['admiral', 'index_bytes'] / 1e6:.2f}", display=False)
-glue("dense_mb_x1", f"{x1.loc['dense-mdr', 'index_bytes'] / 1e6:.1f}", display=False)
-glue("filler_share_last", f"{table.loc[(last, 'admiral'), 'filler_share@10']:.2f}", display=False)
-glue("bm25_recall_x1", f"{table.loc[(first, 'admiral'), 'recall@10/bm25']:.2f}", display=False)
-glue("bm25_recall_last", f"{table.loc[(last, 'admiral'), 'recall@10/bm25']:.2f}", display=False)
-sentences_x1 = table.loc[(first, "admiral"), "reranked_sentences_per_claim"]
-rerank_s_x1 = table.loc[(first, "admiral"), "latency_s_per_claim/rerank"]
-glue("sentences_x1", f"{sentences_x1:.0f}", display=False)
-glue("rerank_s_x1", f"{rerank_s_x1:.2f}", display=False)
-glue("rerank_ms_per_sentence_x1", f"{1000 * rerank_s_x1 / sentences_x1:.1f}", display=False)
-goal = 0.8      # the book's latency goal on hover-x1, seconds per claim on 2 CPU cores
-generation_s_x1 = table.loc[(first, "admiral"), "latency_s_per_claim/generation"]
-glue("rerank_share_of_goal", f"{rerank_s_x1 / goal:.0%}", display=False)
-glue("generation_s_x1", f"{generation_s_x1:.2f}", display=False)
-glue("generation_share_of_goal", f"{generation_s_x1 / goal:.0%}", display=False)
-glue("latency_goal_text", "within it" if latency[first] <= goal else f"{latency[first] - goal:.2f} s over it",
-     display=False)
-glue("sentences_last", f"{table.loc[(last, 'admiral'), 'reranked_sentences_per_claim']:.0f}", display=False)
-glue("filler_corpus_last", f"{table.loc[(last, 'admiral'), 'filler_share_of_corpus']:.2f}", display=False)
-for claim_id in ("C2a-memory-vs-dense", "C2b-index-build-time", "C2c-latency-flat", "C2d-latency-at-scale"):
-    found = paper_claims.chapter_verdict(claim_id, results)
-    glue(claim_id.replace("-", "_"), paper_claims.verdict_text(found), display=False)
-
+verdicts = [paper_claims.chapter_verdict(claim_id, results) for claim_id in
+            ("C2a-memory-vs-dense", "C2b-index-build-time", "C2c-latency-flat", "C2d-latency-at-scale")]
+shown = {**scaling.efficiency_glue(table, exponents, list(corpora), sizes, growth),
+         **paper_claims.verdict_glue(verdicts)}
+for name, text in shown.items():
+    glue(name, text, display=False)
+# %%
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
 for ax, metric, label in zip(axes, ("latency_s_per_claim", "index_bytes", "index_build_s"),
                              ("latency per claim (s)", "index size (bytes)", "index build (s)")):
@@ -250,54 +208,86 @@ plt.show()
 # number of pages, both axes logarithmic (2 CPU cores; the dense build time is the encoder's measured time per
 # page times the pages, plus the FAISS build for `dense-mdr-ivf`).*
 #
-# **Latency.** AdMIRaL, decoding over the full title tree, takes {glue:text}`admiral_latency_x1` s per claim on
-# `hover-x1` (the paper: 2.87 s on a GPU; the book's goal on 2 CPU cores: at most 0.8 s) and
-# {glue:text}`admiral_latency_last` s on {glue:text}`last_name` ({glue:text}`last_pages` pages): a factor of
+# ### Latency
+#
+# AdMIRaL decodes over the full title tree.  It takes {glue:text}`admiral_latency_x1` s per claim on `hover-x1`
+# (the paper: 2.87 s on a GPU; the book's goal on 2 CPU cores: at most 0.8 s).  On {glue:text}`last_name`
+# ({glue:text}`last_pages` pages) it takes {glue:text}`admiral_latency_last` s.  That is a factor of
 # {glue:text}`latency_growth_10k` from `hover-x4` ({glue:text}`x4_pages` pages, about 10^4) and of
-# {glue:text}`latency_growth` from `hover-x1`, a log-log exponent of {glue:text}`latency_exponent_admiral`.
-# With {glue:text}`n_latency` timed claims these ratios depend on which claims were drawn, so each comes with a
-# 95% paired bootstrap interval over the claims (the same claims at both sizes in every resample; the
-# interval does not cover the machine's own timing noise, which the interleaving spreads over both sizes):
-# `hover-x2` against `hover-x1`, {glue:text}`latency_growth_per_doubling_interval`; the largest size against
-# `hover-x4`, {glue:text}`latency_growth_from_x4_interval`.  The report's verdicts: on the paper's doubling
-# (at most 1.3x): {glue:text}`C2c_latency_flat`; from about 10^4 pages to the largest size (at most 1.3x):
-# {glue:text}`C2d_latency_at_scale`.  The sentence reranker takes {glue:text}`rerank_share_x1` of AdMIRaL's time
-# on `hover-x1`: a MiniLM cross-encoder reading the sentences of 10 pages and of the hop's new pages, a cost set
-# by the pages' lengths, not by the size of the knowledge base (`reranked_sentences_per_claim` shows what it
-# read).  At {glue:text}`rerank_ms_per_sentence_x1` ms per claim-sentence pair on these cores, the
-# {glue:text}`sentences_x1` pairs of a `hover-x1` claim take {glue:text}`rerank_s_x1` s on their own
-# ({glue:text}`rerank_share_of_goal` of the book's 0.8 s goal for the whole loop), and decoding titles over the
-# prefix tree {glue:text}`generation_s_x1` s ({glue:text}`generation_share_of_goal`): the loop is
-# {glue:text}`latency_goal_text`.  What makes a claim cheaper without changing the search: a faster runtime for
-# the same models, smaller models, or fewer sentences read (a departure from the paper's configuration).  BM25
-# reads the posting lists of the claim's words, which grow with the pages: {glue:text}`bm25_ms_x1` ms per claim
-# on `hover-x1`, {glue:text}`bm25_ms_last` ms at the largest size (exponent {glue:text}`bm25_exponent`), still a
-# small part of the whole; decoding over the prefix tree of all titles does not grow (exponent
-# {glue:text}`generation_exponent`).  The exact dense search reads every vector for every query
-# (exponent {glue:text}`latency_exponent_dense_mdr`; {glue:text}`dense_latency_last` s at the largest size,
-# still dominated by encoding the queries); the IVF index finds {glue:text}`ivf_recall_last` of the exact
-# search's top 10 there (exponent {glue:text}`latency_exponent_dense_mdr_ivf`).
+# {glue:text}`latency_growth` from `hover-x1`: a log-log exponent of {glue:text}`latency_exponent_admiral`.
 #
-# **Index size.** On `hover-x1` the dense index takes {glue:text}`dense_mb_x1` MB and AdMIRaL's
-# {glue:text}`admiral_mb_x1` MB: AdMIRaL's index is {glue:text}`memory_verdict` the dense one (dense / AdMIRaL
-# = {glue:text}`memory_ratio`; {glue:text}`memory_ratio_last` at the largest size; the paper: 5-10x smaller
-# than MDR's and Baleen's on Wikipedia; the report's verdict on "at least 5x smaller":
-# {glue:text}`C2a_memory_vs_dense`; on the build time: {glue:text}`C2b_index_build_time`).  Size exponents:
-# AdMIRaL {glue:text}`bytes_exponent_admiral`, dense {glue:text}`bytes_exponent_dense_mdr`.  Our dense index
-# holds one 384-d vector per *page* (MDR indexes passages, several per page, with 768-d vectors, which would
-# widen the gap).  Held as live Python objects (metric `index_bytes_python`) AdMIRaL's index takes
-# {glue:text}`admiral_python_mb_x1` MB on `hover-x1` -- CPython's per-object overhead, not BM25, which is why
-# the stored size is the one to compare.
+# With {glue:text}`n_latency` timed claims these ratios depend on which claims were drawn.  So each comes with a
+# 95% paired bootstrap interval over the claims: every resample draws the same claims at both sizes.  The
+# interval does not cover the machine's own timing noise, which the interleaving spreads over both sizes.
 #
-# **Filler pages as distractors.** At the largest size {glue:text}`filler_corpus_last` of the pages are filler,
-# and they take {glue:text}`filler_share_last` of the places in BM25's top 10; BM25's recall@10 (every gold page
-# in its top 10, over {glue:text}`n_distraction` claims) falls from {glue:text}`bm25_recall_x1` on `hover-x1` to
-# {glue:text}`bm25_recall_last`.  Filler pages are not easy distractors: their words come at HoVer's
-# frequencies, so they share a claim's frequent words, and with AdMIRaL's `b = 0.1` BM25 hardly discounts long
-# pages.  Whether real pages of a Wikipedia this size would crowd the top 10 more or less is not something
-# filler text can tell.  The sentences the reranker reads per claim grow from {glue:text}`sentences_x1` on
-# `hover-x1` to {glue:text}`sentences_last` at the largest size, most of it already at `hover-x2`, where the
-# pages of the other corpora (longer than HoVer's) first enter the top 10: that, not the number of pages, is
+# - `hover-x2` against `hover-x1`: {glue:text}`latency_growth_per_doubling_interval`;
+# - the largest size against `hover-x4`: {glue:text}`latency_growth_from_x4_interval`.
+#
+# The report's verdicts:
+#
+# - on the paper's doubling (at most 1.3x): {glue:text}`C2c_latency_flat`;
+# - from about 10^4 pages to the largest size (at most 1.3x): {glue:text}`C2d_latency_at_scale`.
+
+# %% [markdown]
+# #### Where AdMIRaL's time goes
+#
+# The sentence reranker takes {glue:text}`rerank_share_x1` of AdMIRaL's time on `hover-x1`.  It is a MiniLM
+# cross-encoder reading the sentences of 10 pages and of the hop's new pages.  Its cost is set by the pages'
+# lengths, not by the size of the knowledge base (`reranked_sentences_per_claim` shows what it read).
+#
+# At {glue:text}`rerank_ms_per_sentence_x1` ms per claim-sentence pair on these cores, the
+# {glue:text}`sentences_x1` pairs of a `hover-x1` claim take {glue:text}`rerank_s_x1` s on their own.  That is
+# {glue:text}`rerank_share_of_goal` of the book's 0.8 s goal for the whole loop.  Decoding titles over the
+# prefix tree takes {glue:text}`generation_s_x1` s ({glue:text}`generation_share_of_goal` of the goal).
+# Against that goal, the loop is {glue:text}`latency_goal_text`.
+#
+# What makes a claim cheaper without changing the search: a faster runtime for the same models, smaller models,
+# or fewer sentences read (a departure from the paper's configuration).
+#
+# BM25 reads the posting lists of the claim's words, which grow with the pages.  It takes
+# {glue:text}`bm25_ms_x1` ms per claim on `hover-x1` and {glue:text}`bm25_ms_last` ms at the largest size
+# (exponent {glue:text}`bm25_exponent`): still a small part of the whole.  Decoding over the prefix tree of all
+# titles does not grow (exponent {glue:text}`generation_exponent`).
+#
+# #### The dense baselines
+#
+# The exact dense search reads every vector for every query (exponent {glue:text}`latency_exponent_dense_mdr`).
+# It takes {glue:text}`dense_latency_last` s at the largest size, still dominated by encoding the queries.  The
+# IVF index finds {glue:text}`ivf_recall_last` of the exact search's top 10 there (exponent
+# {glue:text}`latency_exponent_dense_mdr_ivf`).
+
+# %% [markdown]
+# ### Index size
+#
+# On `hover-x1` the dense index takes {glue:text}`dense_mb_x1` MB and AdMIRaL's {glue:text}`admiral_mb_x1` MB.
+# AdMIRaL's index is {glue:text}`memory_verdict` the dense one: dense / AdMIRaL = {glue:text}`memory_ratio`,
+# and {glue:text}`memory_ratio_last` at the largest size.  The paper: 5-10x smaller than MDR's and Baleen's on
+# Wikipedia.  The report's verdict on "at least 5x smaller": {glue:text}`C2a_memory_vs_dense`; on the build
+# time: {glue:text}`C2b_index_build_time`.
+#
+# Size exponents: AdMIRaL {glue:text}`bytes_exponent_admiral`, dense {glue:text}`bytes_exponent_dense_mdr`.
+# Our dense index holds one 384-d vector per *page*.  MDR indexes passages, several per page, with 768-d
+# vectors, which would widen the gap.
+#
+# Held as live Python objects (metric `index_bytes_python`), AdMIRaL's index takes
+# {glue:text}`admiral_python_mb_x1` MB on `hover-x1`.  That is CPython's per-object overhead, not BM25, which is
+# why the stored size is the one to compare.
+
+# %% [markdown]
+# ### Filler pages as distractors
+#
+# At the largest size {glue:text}`filler_corpus_last` of the pages are filler, and they take
+# {glue:text}`filler_share_last` of the places in BM25's top 10.  BM25's recall@10 (every gold page in its top
+# 10, over {glue:text}`n_distraction` claims) falls from {glue:text}`bm25_recall_x1` on `hover-x1` to
+# {glue:text}`bm25_recall_last`.
+#
+# Filler pages are not easy distractors.  Their words come at HoVer's frequencies, so they share a claim's
+# frequent words; and with AdMIRaL's `b = 0.1`, BM25 hardly discounts long pages.  Whether real pages of a
+# Wikipedia this size would crowd the top 10 more or less is not something filler text can tell.
+#
+# The sentences the reranker reads per claim grow from {glue:text}`sentences_x1` on `hover-x1` to
+# {glue:text}`sentences_last` at the largest size.  Most of that growth comes already at `hover-x2`, where the
+# pages of the other corpora (longer than HoVer's) first enter the top 10.  That, not the number of pages, is
 # what moves AdMIRaL's latency between the first two sizes.
 
 # %% [markdown]
@@ -386,66 +376,89 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 # %% [markdown]
 # ## Exercises
 #
-# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# Rerun the chapter with the project's runner, and send its outputs elsewhere, so that the book's results,
 # figures and executed copy stay as they are:
 # `python -m proofbook run notebooks/admiral/03_efficiency.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/03_efficiency.ipynb`,
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
-# notebook and run the copy the same way.  Timings on a shared CPU are noisy: run a timing exercise twice
-# before you trust a difference.  Encoding the dense index of a corpus not seen before takes minutes.
+# notebook and run the copy the same way.
 #
-# 1. **Predict the table: 5 timed claims.** Rerun with `-p limit 5`, the number of HoVer claims timed per
-#    knowledge base (10 by default).  Before running, mark every cell of the build table (`index_bytes`,
-#    `index_build_s`, ...) and of the latency table as "identical", "measured again, equal up to timing noise"
-#    or "changes".  Can the verdicts on C2c-latency-flat and C2d-latency-at-scale in the Latency paragraph change?
+# Timings on a shared CPU are noisy: run a timing exercise twice before you trust a difference.  Encoding the
+# dense index of a corpus not seen before takes minutes.
+
+# %% [markdown]
+# ### 1. Predict the table: 5 timed claims
 #
-#    :::{dropdown} Hint
-#    Which of these quantities depend on the claims at all?  `build_knowledge_base` only sees the corpus, and
-#    the dense build time is the encoder's seconds per page times the pages.  In a mean over 5 claims, how much
-#    does one slow claim count, and does interleaving the sizes protect a *ratio* of two sizes from it?
-#    :::
+# Rerun with `-p limit 5`, the number of HoVer claims timed per knowledge base (10 by default).  Before
+# running, mark every cell of the build table (`index_bytes`, `index_build_s`, ...) and of the latency table.
+# Mark each as "identical", "measured again, equal up to timing noise" or "changes".  Can the verdicts on
+# C2c-latency-flat and C2d-latency-at-scale in the Latency paragraph change?
 #
-# 2. **A million pages.** Rerun with `-p largest_pages 1000000`.  Before running, predict from the exponents
-#    table: AdMIRaL's `index_bytes` and `index_build_s` at a million pages, the dense `index_bytes` exactly
-#    (one 384-dimensional float32 vector per page), and whether AdMIRaL's latency will change by more than
-#    10%.  Then compare the "Beyond one machine" table of both runs: how far off was the extrapolation from
-#    250,000 pages?  Expect the run to take several minutes longer and a few more GB of memory.
+# :::{dropdown} Hint
+# Which of these quantities depend on the claims at all?  `build_knowledge_base` only sees the corpus, and the
+# dense build time is the encoder's seconds per page times the pages.  In a mean over 5 claims, how much does
+# one slow claim count?  And does interleaving the sizes protect a *ratio* of two sizes from it?
+# :::
+
+# %% [markdown]
+# ### 2. A million pages
 #
-#    :::{dropdown} Hint
-#    An exponent near 1 means "proportional to the pages".  Which of AdMIRaL's stages read every page, and
-#    which read only the top 10 pages?  Look at the latency parts and their exponents.
-#    :::
+# Rerun with `-p largest_pages 1000000`.  Before running, predict from the exponents table:
 #
-# 3. **Latency over the narrowed tree.** The chapter times AdMIRaL over the full title tree.  Change
-#    `config = retrieval_experiments.book_config(smoke, hop_titles="corpus")` to `config = retrieval_experiments.book_config(smoke)`
-#    (`hop_titles="linked"`, the experiments chapter's `admiral`).  Predict `latency_s_per_claim` at x1
-#    relative to the book's run, the glued `latency_growth` from x1 to the largest corpus, and the verdict on
-#    C2c-latency-flat.  Look at the latency table, the left panel of the figure and the Latency paragraph.
+# - AdMIRaL's `index_bytes` and `index_build_s` at a million pages;
+# - the dense `index_bytes` exactly (one 384-dimensional float32 vector per page);
+# - whether AdMIRaL's latency will change by more than 10%.
 #
-#    :::{dropdown} Hint
-#    With `"linked"`, each query's tree holds the titles mentioned in its input sentences
-#    (`Admiral.linked_titles`).  Does its size depend on the number of pages?  What in the loop still scans
-#    every page?  The mention table is built with the index (`mentions_build_s`) and only looked up per claim
-#    (`latency_s_per_claim/mentions`).
-#    :::
+# Then compare the "Beyond one machine" table of both runs: how far off was the extrapolation from 250,000
+# pages?  Expect the run to take several minutes longer and a few more GB of memory.
 #
-# 4. **Where the time goes: the hop's beam.** Change the config to
-#    `retrieval_experiments.book_config(smoke, hop_titles="corpus", beam=5)` (`AdmiralConfig.beam`, 25 by default).
-#    Predict whether `latency_s_per_claim` will fall by a factor of 5, by less or by more, and whether its
-#    growth with the corpus will change.  Look at the latency table and the left panel of the figure.
+# :::{dropdown} Hint
+# An exponent near 1 means "proportional to the pages".  Which of AdMIRaL's stages read every page, and which
+# read only the top 10 pages?  Look at the latency parts and their exponents.
+# :::
+
+# %% [markdown]
+# ### 3. Latency over the narrowed tree
 #
-#    :::{dropdown} Hint
-#    List the stages of `Admiral.retrieve_many` (BM25, the GENRE step with `genre_beams`, the reranker over
-#    `rerank_documents` pages, the hop, the reranking of the new pages) and ask which of them depend on `beam`.
-#    :::
+# The chapter times AdMIRaL over the full title tree.  Change
+# `config = retrieval_experiments.book_config(smoke, hop_titles="corpus")` to `config = retrieval_experiments.book_config(smoke)`
+# (`hop_titles="linked"`, the experiments chapter's `admiral`).  Predict three things:
 #
-# 5. **The BM25 backends at another size.** Change the call to
-#    `benchmark_backends(n_docs=10_000, n_queries=5 if smoke else 50, seed=seed)`.  Before running, predict
-#    which numbers of the backend table cannot change (`top10_agreement`, and the largest score difference
-#    glued as `bm25_max_diff`), and whether the speed-up glued as `bm25_speedup` will be larger or smaller
-#    than at 100,000 documents.  The rows are written under the dataset `synthetic-10k`.
+# - `latency_s_per_claim` at x1, relative to the book's run;
+# - the glued `latency_growth` from x1 to the largest corpus;
+# - the verdict on C2c-latency-flat.
 #
-#    :::{dropdown} Hint
-#    The module docstring of `proofbook.index.bm25` says how the fast backend's scores relate to the
-#    reference's.  For the speed-up, think of each backend's cost per query as a fixed part plus a part per
-#    document, and ask which part the sparse matrix makes small.
-#    :::
+# Look at the latency table, the left panel of the figure and the Latency paragraph.
+#
+# :::{dropdown} Hint
+# With `"linked"`, each query's tree holds the titles mentioned in its input sentences
+# (`Admiral.linked_titles`).  Does its size depend on the number of pages?  What in the loop still scans every
+# page?  The mention table is built with the index (`mentions_build_s`) and only looked up per claim
+# (`latency_s_per_claim/mentions`).
+# :::
+
+# %% [markdown]
+# ### 4. Where the time goes: the hop's beam
+#
+# Change the config to `retrieval_experiments.book_config(smoke, hop_titles="corpus", beam=5)`
+# (`AdmiralConfig.beam`, 25 by default).  Predict whether `latency_s_per_claim` will fall by a factor of 5, by
+# less or by more.  Predict also whether its growth with the corpus will change.  Look at the latency table and
+# the left panel of the figure.
+#
+# :::{dropdown} Hint
+# List the stages of `Admiral.retrieve_many`: BM25, the GENRE step with `genre_beams`, the reranker over
+# `rerank_documents` pages, the hop, the reranking of the new pages.  Which of them depend on `beam`?
+# :::
+
+# %% [markdown]
+# ### 5. The BM25 backends at another size
+#
+# Change the call to `benchmark_backends(n_docs=10_000, n_queries=5 if smoke else 50, seed=seed)`.  Before
+# running, predict which numbers of the backend table cannot change: `top10_agreement`, and the largest score
+# difference glued as `bm25_max_diff`.  Predict also whether the speed-up glued as `bm25_speedup` will be
+# larger or smaller than at 100,000 documents.  The rows are written under the dataset `synthetic-10k`.
+#
+# :::{dropdown} Hint
+# The module docstring of `proofbook.index.bm25` says how the fast backend's scores relate to the reference's.
+# For the speed-up, think of each backend's cost per query as a fixed part plus a part per document.  Which part
+# does the sparse matrix make small?
+# :::

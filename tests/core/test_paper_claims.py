@@ -69,6 +69,15 @@ def test_a_timing_claim_reads_its_interval_and_can_be_inconclusive():
 
 
 @pytest.mark.unit
+def test_verdict_glue_names_each_verdict_by_its_id_with_underscores():
+    flat = paper_claims.claim("C2c-latency-flat")
+    found = paper_claims.Verdict(flat, HOLDS, "dev", 1.1, 1.0, 1.2, 10)
+    untested = paper_claims.Verdict(paper_claims.claim("C2a-memory-vs-dense"), UNTESTED, why="no row")
+    assert paper_claims.verdict_glue([found, untested]) == {
+        "C2c_latency_flat": paper_claims.verdict_text(found), "C2a_memory_vs_dense": "untested (no row)"}
+
+
+@pytest.mark.unit
 def test_every_claim_is_decided_on_the_committed_results_and_a_missing_row_makes_it_untested():
     committed = paper_claims.load_rows(COMMITTED)
     found = {v.claim.id: v for v in paper_claims.verdicts(committed)}

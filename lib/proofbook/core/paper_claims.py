@@ -192,6 +192,12 @@ def verdict_text(found: Verdict, digits: int = 3) -> str:
     return f"{found.name} ({what} = {found.value:+.{digits}f}{interval}, {found.split})"
 
 
+def verdict_glue(found: Iterable[Verdict]) -> dict[str, str]:
+    """``{glue name: verdict text}`` for a chapter's verdicts: the claim id with ``_`` for ``-``
+    (``C2a_memory_vs_dense``), and :func:`verdict_text`."""
+    return {v.claim.id.replace("-", "_"): verdict_text(v) for v in found}
+
+
 def verdict_rows(found: Sequence[Verdict]) -> list[dict]:
     """The verdicts as result rows: dataset ``claims``, system = claim id, metric ``verdict``."""
     return [{"dataset": "claims", "split": v.split or "none", "system": v.claim.id, "metric": "verdict",

@@ -4,9 +4,11 @@ import pytest
 
 from proofbook.admiral.retrieval.efficiency import (TitleStatistics, admiral_index, filler_pages, filler_titles,
                                                     grown_corpora)
-from proofbook.admiral.retrieval.scaling import Timings, extrapolate, latency_growth, log_log_slope, simulated_vectors
+from proofbook.admiral.retrieval.scaling import (SYSTEMS, Timings, efficiency_glue, extrapolate, growth_pairs,
+                                                 latency_growth, log_log_slope, simulated_vectors)
 from proofbook.core.corpus import Corpus
 from proofbook.index.bm25 import tokenize
+from tests.notebook_glue import shown_not_glued_by_name
 
 REAL_TITLES = ["Extras (TV series)", "Extras", "Battle of Manila (1945)", "Battle of Manila", "Dijon",
                "Gustave Eiffel", "Eiffel Tower", "Life Goes On (Fergie song)", "Paris", "Seine (river)"]
@@ -128,6 +130,42 @@ def test_latency_growth_is_the_ratio_of_means_with_a_paired_interval_over_the_cl
     assert latency_growth(noisy, "x2", "x1", seed=3) == (value, low, high)         # the same for the same seed
     with pytest.raises(ValueError, match="same claims"):
         latency_growth(Timings(claim_seconds={"x1": small, "x2": small[:3]}), "x2", "x1")
+
+
+@pytest.mark.unit
+def test_growth_pairs_fall_back_to_the_smallest_size_without_hover_x4():
+    assert growth_pairs(["hover-x1", "hover-x2", "hover-x4", "hover-250k"]) == {
+        "latency_growth_per_doubling": ("hover-x2", "hover-x1"), "latency_growth_from_x4": ("hover-250k", "hover-x4")}
+    assert growth_pairs(["hover-x1", "hover-x2", "hover-8k"])["latency_growth_from_x4"] == ("hover-8k", "hover-x1")
+
+
+@pytest.mark.unit
+def test_efficiency_glue_shows_every_number_the_chapter_text_needs():
+    import pandas as pd
+
+    names = ["hover-x1", "hover-x2", "hover-x4", "hover-250k"]
+    sizes = dict(zip(names, (4_000, 8_000, 16_000, 250_000)))
+    columns = ("latency_s_per_claim", "latency_s_per_claim/rerank", "latency_s_per_claim/bm25",
+               "latency_s_per_claim/generation", "reranked_sentences_per_claim", "index_bytes", "index_bytes_python",
+               "index_bytes_ratio_to_admiral", "recall_vs_exact@10", "filler_share@10", "filler_share_of_corpus",
+               "recall@10/bm25")
+    index = pd.MultiIndex.from_product([names, SYSTEMS], names=("dataset", "system"))
+    table = pd.DataFrame(1.0, index=index, columns=columns)
+    table.loc[("hover-x1", "admiral"), ["latency_s_per_claim", "latency_s_per_claim/rerank",
+                                        "reranked_sentences_per_claim", "index_bytes"]] = [1.0, 0.5, 250, 2e6]
+    table.loc[("hover-250k", "admiral"), "latency_s_per_claim"] = 1.25
+    table.loc[("hover-x1", "dense-mdr"), "index_bytes"] = 6e6
+    exponents = pd.DataFrame(0.5, index=list(SYSTEMS), columns=["latency_exponent", "index_bytes_exponent",
+                                                                "latency_exponent/bm25", "latency_exponent/generation"])
+    growth = {"latency_growth_per_doubling": (1.1, 1.0, 1.2), "latency_growth_from_x4": (1.05, 0.9, 1.3)}
+    shown = efficiency_glue(table, exponents, names, sizes, growth)
+    assert shown["last_pages"] == "250,000" and shown["x4_pages"] == "16,000" and shown["latency_growth"] == "1.25"
+    assert shown["latency_growth_per_doubling_interval"] == "1.10 (95% interval over the claims 1.00 to 1.20)"
+    assert shown["memory_ratio"] == "3.00" and shown["memory_verdict"] == "smaller than"
+    assert (shown["rerank_share_x1"], shown["rerank_ms_per_sentence_x1"]) == ("50%", "2.0")
+    assert shown["latency_goal_text"] == "0.20 s over it" and shown["latency_exponent_dense_mdr_ivf"] == "0.50"
+    verdicts = {"C2a_memory_vs_dense", "C2b_index_build_time", "C2c_latency_flat", "C2d_latency_at_scale"}
+    assert shown_not_glued_by_name("admiral/03_efficiency") <= set(shown) | verdicts
 
 
 @pytest.mark.notebook

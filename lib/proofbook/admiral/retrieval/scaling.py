@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -56,6 +56,10 @@ from proofbook.index.vector_search import HNSWSearch, IVFSearch, exact_search, r
 LATENCY_PARTS = ("bm25", "rerank", "mentions", "generation")
 #: the approximate dense indexes, by the name of their system
 APPROXIMATE = {"dense-mdr-hnsw": HNSWSearch, "dense-mdr-ivf": IVFSearch}
+#: the systems the efficiency chapter compares, in its tables' and figure's order
+SYSTEMS = ("admiral", "dense-mdr", "dense-mdr-ivf")
+#: the book's latency goal for AdMIRaL on ``hover-x1``: seconds per claim on 2 CPU cores
+LATENCY_GOAL_S = 0.8
 
 
 def simulated_vectors(real: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
@@ -280,3 +284,71 @@ def log_log_slope(sizes: Sequence[float], values: Sequence[float]) -> float:
 def extrapolate(size: float, value: float, exponent: float, target: float) -> float:
     """``value`` measured at ``size``, carried to ``target`` with ``value ~ size ** exponent``."""
     return float(value * math.exp(exponent * math.log(target / size)))
+
+
+def growth_pairs(names: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """The two latency growths the chapter reports, ``metric -> (larger, smaller)``, for knowledge bases
+    ``names`` (smallest first): ``hover-x2`` against the smallest, and the largest against ``hover-x4`` (the
+    smallest where there is no ``hover-x4``)."""
+    first, last = names[0], names[-1]
+    x4 = "hover-x4" if "hover-x4" in names else first
+    return {"latency_growth_per_doubling": ("hover-x2", first), "latency_growth_from_x4": (last, x4)}
+
+
+def efficiency_glue(table, exponents, names: Sequence[str], sizes: Mapping[str, int],
+                    growth: Mapping[str, tuple[float, float, float]], goal: float = LATENCY_GOAL_S) -> dict[str, str]:
+    """The efficiency chapter's numbers as the strings its text shows: ``{glue name: text}``.
+
+    ``table``: the results by ``(dataset, system)``, one column per metric; ``exponents``: the fitted
+    exponents by system; ``names``: the knowledge bases, smallest first; ``sizes``: their pages;
+    ``growth``: :func:`growth_pairs`' metrics -> ``(ratio, low, high)`` (:func:`latency_growth`);
+    ``goal``: the latency goal on the smallest knowledge base, seconds per claim.
+    """
+    first, last = names[0], names[-1]
+    x4 = growth_pairs(names)["latency_growth_from_x4"][1]
+    admiral_first, admiral_last = table.loc[(first, "admiral")], table.loc[(last, "admiral")]
+    latency_first, latency_last = admiral_first["latency_s_per_claim"], admiral_last["latency_s_per_claim"]
+    x1 = table.loc[first]
+    ratio = x1.loc["dense-mdr", "index_bytes"] / x1.loc["admiral", "index_bytes"]
+    sentences_x1 = admiral_first["reranked_sentences_per_claim"]
+    rerank_s_x1 = admiral_first["latency_s_per_claim/rerank"]
+    generation_s_x1 = admiral_first["latency_s_per_claim/generation"]
+    values = {"last_name": last, "last_pages": f"{sizes[last]:,}",
+              "admiral_latency_x1": f"{latency_first:.2f}", "admiral_latency_last": f"{latency_last:.2f}"}
+    for metric, (value, low, high) in growth.items():
+        values[f"{metric}_interval"] = f"{value:.2f} (95% interval over the claims {low:.2f} to {high:.2f})"
+    values.update({
+        "latency_growth_10k": f"{growth['latency_growth_from_x4'][0]:.2f}",
+        "latency_growth": f"{latency_last / latency_first:.2f}",
+        "x4_pages": f"{sizes[x4]:,}",
+        "rerank_share_x1": f"{rerank_s_x1 / latency_first:.0%}",
+        "bm25_ms_x1": f"{1000 * admiral_first['latency_s_per_claim/bm25']:.1f}",
+        "bm25_ms_last": f"{1000 * admiral_last['latency_s_per_claim/bm25']:.1f}",
+        "bm25_exponent": f"{exponents.loc['admiral', 'latency_exponent/bm25']:.2f}",
+        "generation_exponent": f"{exponents.loc['admiral', 'latency_exponent/generation']:.2f}",
+        "dense_latency_last": f"{table.loc[(last, 'dense-mdr'), 'latency_s_per_claim']:.2f}",
+        "ivf_recall_last": f"{table.loc[(last, 'dense-mdr-ivf'), 'recall_vs_exact@10']:.2f}"})
+    for system in SYSTEMS:
+        key = system.replace("-", "_")
+        values[f"latency_exponent_{key}"] = f"{exponents.loc[system, 'latency_exponent']:.2f}"
+        values[f"bytes_exponent_{key}"] = f"{exponents.loc[system, 'index_bytes_exponent']:.2f}"
+    values.update({
+        "memory_ratio": f"{ratio:.2f}",
+        "memory_ratio_last": f"{table.loc[(last, 'dense-mdr'), 'index_bytes_ratio_to_admiral']:.2f}",
+        "memory_verdict": "smaller than" if ratio > 1 else "larger than",
+        "admiral_python_mb_x1": f"{x1.loc['admiral', 'index_bytes_python'] / 1e6:.1f}",
+        "admiral_mb_x1": f"{x1.loc['admiral', 'index_bytes'] / 1e6:.2f}",
+        "dense_mb_x1": f"{x1.loc['dense-mdr', 'index_bytes'] / 1e6:.1f}",
+        "filler_share_last": f"{admiral_last['filler_share@10']:.2f}",
+        "bm25_recall_x1": f"{admiral_first['recall@10/bm25']:.2f}",
+        "bm25_recall_last": f"{admiral_last['recall@10/bm25']:.2f}",
+        "sentences_x1": f"{sentences_x1:.0f}",
+        "rerank_s_x1": f"{rerank_s_x1:.2f}",
+        "rerank_ms_per_sentence_x1": f"{1000 * rerank_s_x1 / sentences_x1:.1f}",
+        "rerank_share_of_goal": f"{rerank_s_x1 / goal:.0%}",
+        "generation_s_x1": f"{generation_s_x1:.2f}",
+        "generation_share_of_goal": f"{generation_s_x1 / goal:.0%}",
+        "latency_goal_text": "within it" if latency_first <= goal else f"{latency_first - goal:.2f} s over it",
+        "sentences_last": f"{admiral_last['reranked_sentences_per_claim']:.0f}",
+        "filler_corpus_last": f"{admiral_last['filler_share_of_corpus']:.2f}"})
+    return values

@@ -15,7 +15,8 @@ removed.
   points of training claims, by balanced accuracy (the selection sets above are gold sentences plus random
   distractors; the loop's are five retrieved sentences, judged complete by the loop's own truth);
 * :func:`calibrate_threshold` -- the reference rule's log-probability threshold for generated proofs;
-* :func:`calibrate_classifier` -- the probability threshold of the sufficiency classifier.
+* :func:`calibrate_classifier` -- the probability threshold of the sufficiency classifier;
+* :func:`calibration_glue` -- all of these as the sufficiency chapter's text shows them.
 """
 from __future__ import annotations
 
@@ -180,3 +181,42 @@ def calibrate_on_loop(scores: dict[str, list[float]], truth: Sequence[bool], sco
     chosen = best_threshold(scores[score], truth, reference, objective="balanced_accuracy")
     return {**chosen, "score": score, "sufficient_points": sum(truth),
             **{f"auc/{kind}": roc_auc(values, truth) for kind, values in scores.items()}}
+
+
+def calibration_glue(prover: Prover, settings: SufficiencySettings) -> dict[str, object]:
+    """The calibrations of a trained ``prover`` as the sufficiency chapter's text shows them: ``{glue name: value}``.
+
+    The generated proofs' threshold (``threshold``; with a calibration table, the accuracy at the reference's
+    -0.9 and at the chosen value, the shares called sufficient there and the largest gap between those shares
+    over all thresholds), the classifier's threshold where it was calibrated, and the aligned rule's score,
+    threshold, accuracy, shares and AUCs (``n/a`` without a calibration), overall and per training dataset.
+    """
+    values: dict[str, object] = {"threshold": f"{prover.threshold:.3f}"}
+    table = list(prover.calibration)
+    if table:
+        def row_at(threshold):
+            return min(table, key=lambda row: abs(row["threshold"] - threshold))
+
+        reference_row, chosen = row_at(REFERENCE_THRESHOLD), row_at(prover.threshold)
+        gap = max(abs(row["said_sufficient_complete"] - row["said_sufficient_incomplete"]) for row in table)
+        values.update({"reference_accuracy": f"{reference_row['accuracy']:.3f}",
+                       "calibrated_accuracy": f"{max(row['accuracy'] for row in table):.3f}",
+                       "said_complete": f"{chosen['said_sufficient_complete']:.2f}",
+                       "said_incomplete": f"{chosen['said_sufficient_incomplete']:.2f}",
+                       "largest_gap": f"{gap:.2f}"})
+    classifier = prover.classifier_calibration
+    if classifier:
+        values.update({"classifier_threshold": f"{classifier['threshold']:.3f}",
+                       "classifier_accuracy": f"{classifier['accuracy']:.3f}",
+                       "classifier_reference_accuracy": f"{classifier['reference_accuracy']:.3f}"})
+    aligned = prover.aligned_calibration or {"threshold": settings.aligned.threshold}
+    values["aligned_threshold"] = f"{aligned['threshold']:.3f}"
+    for key in ("accuracy", "said_sufficient_complete", "said_sufficient_incomplete", "auc/weakest", "auc/proven",
+                "auc/mean"):
+        values[f"aligned_{key.replace('/', '_')}"] = (f"{aligned[key]:.2f}" if key in aligned
+                                                      else "n/a (no calibration in this run)")
+    values["aligned_score"] = aligned.get("score", settings.aligned.score)
+    for source, found in aligned.get("by_source", {}).items():
+        values[f"aligned_threshold_{source}"] = f"{found['threshold']:.3f}"
+        values[f"aligned_accuracy_{source}"] = f"{found['accuracy']:.2f}"
+    return values

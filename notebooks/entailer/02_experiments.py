@@ -167,32 +167,11 @@ comparison = pd.DataFrame({"paper (OBQA test, T5-11B)": entailer_experiments.PAP
                            f"this run ({first[0]} {first[1]})": ours})
 comparison["this run - direct"] = comparison.iloc[:, 1] - ours["direct"]
 comparison["paper - direct"] = comparison.iloc[:, 0] - entailer_experiments.PAPER_OBQA["direct"]
-for system in entailer_experiments.SYSTEMS + entailer_experiments.SOURCE_SYSTEMS:
-    glue(f"acc_{system}", f"{ours[system]:.3f}", display=False)
-    glue(f"sec_{system}", f"{results.value(first[0], first[1], system, 'seconds_per_question'):.2f}", display=False)
-gap = ours["entailer-sampled-d1"] - ours["direct"]
-glue("gap_sampled_direct", f"{gap:+.3f}", display=False)
 chapter_claims = paper_claims.chapter_verdicts(results)
-for found in chapter_claims:
-    glue(found.claim.id.replace("-", "_"), paper_claims.verdict_text(found), display=False)
-glue("break_d1", f"{results.value(first[0], first[1], 'entailer+direct-d1', 'faithfulness_break'):.3f}", display=False)
-glue("combined_d1", entailer_experiments.combined_text(
-    results.value(first[0], first[1], "entailer+direct-d1", "same_answer_as_direct"),
-    results.value(first[0], first[1], "entailer+direct-d1", "faithfulness_break")), display=False)
-for system in ("direct", "entailer-sampled-d1"):
-    chance = []
-    for dataset, split_name in runs:
-        value = lambda metric: results.value(dataset, split_name, system, metric)  # noqa: E731
-        level = results.value(dataset, split_name, "chance", "accuracy")
-        low, high = value("accuracy" + intervals.LOW), value("accuracy" + intervals.HIGH)
-        chance.append(f"{dataset} {split_name}: {value('accuracy'):.3f} [{low:.3f}, {high:.3f}], "
-                      f"{intervals.relation(low, high, level)} chance ({level:.3f})")
-    glue(f"{system}_vs_chance", "; ".join(chance), display=False)
-glue("paper_break", f"{entailer_experiments.PAPER_FAITHFULNESS_BREAK:.3f}", display=False)
-glue("n_questions", len(runs[first]["direct"].answers), display=False)
-glue("fallback_d1", f"{results.value(first[0], first[1], 'entailer-sampled-d1', 'leaf_fallback_share'):.3f}",
-     display=False)
-glue("first_data", f"{first[0]} {first[1]}", display=False)
+shown = {**entailer_experiments.comparison_glue(results, list(runs), len(runs[first]["direct"].answers)),
+         **paper_claims.verdict_glue(chapter_claims)}
+for name, value in shown.items():
+    glue(name, value, display=False)
 comparison.style.format("{:.3f}")
 
 # %% [markdown]
@@ -252,113 +231,161 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # *Table: premises of the sampled depth-3 search's chosen sets that it tried to prove, the eight whose proof came
 # closest to (or above) their direct confidence; `proof` is empty where every candidate was rejected.*
 #
-# A retrieved premise is a WorldTree fact the truth scorer already believes (c_d near 1), and a proof of it is a
-# product of further premise scores and an inference score, each below 1: it rarely beats the belief.  In the paper
-# the premises are the model's own generations, some believed only weakly, and those are the ones a deeper proof can
-# lift.
+# A retrieved premise is a WorldTree fact the truth scorer already believes (c_d near 1).  A proof of it is a
+# product of further premise scores and an inference score, each below 1: it rarely beats the belief.  In the
+# paper the premises are the model's own generations, some believed only weakly.  Those are the ones a deeper
+# proof can lift.
 #
-# A depth-1 sampled search takes {glue:text}`sec_entailer-sampled-d1` s per question on this machine and depth 3
-# {glue:text}`sec_entailer-sampled-d3` s (the paper: about 80 s and 360 s per question on a GPU with an 11B
-# model; our models are about a thousand times smaller).
+# A depth-1 sampled search takes {glue:text}`sec_entailer-sampled-d1` s per question on this machine, and depth 3
+# {glue:text}`sec_entailer-sampled-d3` s.  The paper: about 80 s and 360 s per question on a GPU with an 11B
+# model; our models are about a thousand times smaller.
+
+# %% [markdown]
+# ## Why the numbers differ from the paper's
 #
-# Why the numbers differ from the paper's:
+# ### Model size and training
 #
-# - **Model size and training.** T5-11B fine-tuned on EntailmentBank plus 10,000 crowdsourced judgements knows
-#   far more science than a 1.5M-parameter generator and two 22M-parameter scorers trained here in minutes.
-#   Retrieved premises are true sentences, but a proof still needs the entailment scorer to tell a set that
-#   entails the right option's hypothesis from one that merely shares its words with a wrong option's; a MiniLM
-#   cross-encoder trained on a few thousand entailments judges mostly by word overlap
-#   (`proofbook.entailer.proposals` records what was tried).  The
-#   premise generator is the weakest part of the generated source: trained from scratch on a few thousand entailments, it writes premises
-#   in the style of EntailmentBank, sometimes about the hypothesis's subject, but most are false or garbled (the
-#   method chapter shows them).  A proof is
-#   only as good as its premises, so the proof score is a noisier signal than the direct score, which the truth
-#   scorer computes from the hypothesis itself.  Sampling more candidates helps only as far as the judges can
-#   tell them apart: the search keeps the best of k, and a wrong option's spurious high-scoring candidate can win
-#   as easily as the right option's.  In the paper the same model writes and judges the premises, so its premises are mostly ones it
-#   believes.  A larger generator does not fix this within the book's budget: measured during development
-#   (`proofbook.entailer.entailer_experiments` records how), a 3-layer d_model-256 scratch generator and a
-#   49M-parameter encoder-decoder warm-started from MiniLM both still sampled mostly garbled premises, the
-#   second after more training time than this whole chapter set may take.  A local `allenai/entailer-large`
-#   folder (`EntailerCheckpoint`) is the way to test the claim with a pretrained generator.
-# - **Negatives.** The paper's premise and inference negatives were labelled by people; ours are built by rules
-#   (wrong OBQA options, perturbed and negated premises, shuffled and incomplete premise sets, SciTail/SICK).
-# - **Data.** OBQA dev, not test; the first N questions only; QASC stands in for QuaRTz.
+# T5-11B fine-tuned on EntailmentBank plus 10,000 crowdsourced judgements knows far more science than a
+# 1.5M-parameter generator and two 22M-parameter scorers trained here in minutes.
+#
+# Retrieved premises are true sentences, but a proof still needs the entailment scorer to judge them.  It must
+# tell a set that entails the right option's hypothesis from one that merely shares its words with a wrong
+# option's.  A MiniLM cross-encoder trained on a few thousand entailments judges mostly by word overlap
+# (`proofbook.entailer.proposals` records what was tried).
+#
+# The premise generator is the weakest part of the generated source.  Trained from scratch on a few thousand
+# entailments, it writes premises in the style of EntailmentBank, sometimes about the hypothesis's subject.  But
+# most are false or garbled (the method chapter shows them).  A proof is only as good as its premises.  So the
+# proof score is a noisier signal than the direct score, which the truth scorer computes from the hypothesis
+# itself.
+#
+# Sampling more candidates helps only as far as the judges can tell them apart.  The search keeps the best of k,
+# and a wrong option's spurious high-scoring candidate can win as easily as the right option's.  In the paper the
+# same model writes and judges the premises, so its premises are mostly ones it believes.
+#
+# A larger generator does not fix this within the book's budget.  It was measured during development
+# (`proofbook.entailer.entailer_experiments` records how).  A 3-layer d_model-256 scratch generator and a
+# 49M-parameter encoder-decoder warm-started from MiniLM both still sampled mostly garbled premises.  The second
+# did so after more training time than this whole chapter set may take.  A local `allenai/entailer-large` folder
+# (`EntailerCheckpoint`) is the way to test the claim with a pretrained generator.
+
+# %% [markdown]
+# ### Negatives
+#
+# The paper's premise and inference negatives were labelled by people.  Ours are built by rules: wrong OBQA
+# options, perturbed and negated premises, shuffled and incomplete premise sets, SciTail/SICK.
+#
+# ### Data
+#
+# OBQA dev, not test; the first N questions only; QASC stands in for QuaRTz.
 #
 # Every number above comes from `results/entailer/02_experiments.json`.
 #
 # ## Summary
 #
-# The chapter ran the paper's systems with models trained on this machine and measured accuracy, cost and
+# The chapter ran the paper's systems with models trained on this machine.  It measured accuracy, cost and
 # faithfulness on the same questions.  The error-analysis chapter reads the wrong answers' trees and shows how a
 # user's corrections change later answers.
 
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Predict the table.** Before you run the chapter (or scroll to its first table), write down for OBQA dev:
-#    (a) the order of `direct`, `entailer-greedy-d1` and `entailer-sampled-d1` by `accuracy`; (b) whether the
-#    paired interval of `entailer-sampled-d1` minus `direct` lies wholly above E1's threshold of -0.02 (the claims
-#    table's verdict); (c) whether the accuracy of `entailer+direct-d1` will sit nearer `direct`'s or
-#    `entailer-sampled-d1`'s, and whether its `faithfulness_break` will fall in E4's band of 10-25%; (d) the
-#    `seconds_per_question` of `entailer+direct-d1`, written exactly in terms of two other rows. Then run
-#    `python -m proofbook run notebooks/entailer/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
-#    and check (a)-(d) in the accuracy table and the claims table.
+# ### 1. Predict the table
 #
-#    :::{dropdown} Hint
-#    For (c), read `QuestionAnswer.combined` in `proofbook.entailer.search`: it compares a direct score s_d
-#    with a proof score s_r, and s_r is a product of several numbers below 1. For (d), read how `run_systems` builds
-#    the Entailer+Direct answers.
-#    :::
+# Before you run the chapter (or scroll to its first table), write down for OBQA dev:
 #
-# 2. **Fewer questions.** Rerun with `-p limit 40` (and the `/tmp/mine` folders). The models come from the cache;
-#    only the searches run again. Before running, predict which rows of the table cannot change at all, about how
-#    much wider the accuracy intervals become, and whether any of E1-E4 changes verdict. Check the accuracy table,
-#    the premise-recall sentence and the claims table.
+# - (a) the order of `direct`, `entailer-greedy-d1` and `entailer-sampled-d1` by `accuracy`;
+# - (b) whether the paired interval of `entailer-sampled-d1` minus `direct` lies wholly above E1's threshold of
+#   -0.02 (the claims table's verdict);
+# - (c) whether the accuracy of `entailer+direct-d1` will sit nearer `direct`'s or `entailer-sampled-d1`'s, and
+#   whether its `faithfulness_break` will fall in E4's band of 10-25%;
+# - (d) the `seconds_per_question` of `entailer+direct-d1`, written exactly in terms of two other rows.
 #
-#    :::{dropdown} Hint
-#    `limit` sets the questions the systems run on; look at which questions `direct_all`, `chance_row` and
-#    `premise_recall` receive in the chapter. An interval over n questions narrows roughly as one over the square
-#    root of n.
-#    :::
+# Then run
+# `python -m proofbook run notebooks/entailer/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# and check (a)-(d) in the accuracy table and the claims table.
 #
-# 3. **More or fewer samples.** `Settings.k` is the number of premise sets sampled at the top level. It is a search
-#    setting (`Settings.search_settings` in `proofbook.entailer.components`), not part of any model's cache key. Copy
-#    the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`), replace its `settings = ...`
-#    line with `settings = Settings(seed=seed, k=2)`, run the copy with
-#    `python -m proofbook run /tmp/mine/entailer_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then
-#    repeat with `k=12`. Before running, predict which systems' accuracy cannot change, how the
-#    `seconds_per_question` of `entailer-sampled-d1` grows with k, and whether E2 (sampled against greedy) comes
-#    closer to holding as k grows.
+# :::{dropdown} Hint
+# For (c), read `QuestionAnswer.combined` in `proofbook.entailer.search`.  It compares a direct score s_d with a
+# proof score s_r, and s_r is a product of several numbers below 1.  For (d), read how `run_systems` builds the
+# Entailer+Direct answers.
+# :::
+
+# %% [markdown]
+# ### 2. Fewer questions
 #
-#    :::{dropdown} Hint
-#    Read `Settings.search`: which systems use `self.k`? Keeping the best of more noisy candidates tends to raise
-#    every option's best proof score, the wrong options' as well as the right one's.
-#    :::
+# Rerun with `-p limit 40` (and the `/tmp/mine` folders).  The models come from the cache; only the searches run
+# again.  Before running, predict:
 #
-# 4. **The paper's temperature, the paper's source.** In your copy, set
-#    `settings = Settings(seed=seed, temperature=2.0, premise_source="generated")`: premises from the
-#    generator alone, sampled at the paper's temperature (`Settings.temperature` is lower in this book). First read
-#    the sampling table of the method chapter. Then predict, before running: what `entailer-sampled-d1` does with an
-#    option none of whose samples is a well-formed premise set, what its `leaf_fallback_share` and its accuracy will
-#    then approach, and whether `entailer+direct-d1` still breaks faithfulness. Then try
-#    `premise_source="retrieved"` at the same temperature and predict the opposite: can a retrieved pool be empty?
+# - which rows of the table cannot change at all;
+# - about how much wider the accuracy intervals become;
+# - whether any of E1-E4 changes verdict.
 #
-#    :::{dropdown} Hint
-#    `OptionProof.proof_score` falls back to the direct score for an option without any candidate
-#    (`OptionProof.fallback`). A pool is built from what BM25 and MiniLM retrieve for the hypothesis: when could that
-#    be nothing?
-#    :::
+# Check the accuracy table, the premise-recall sentence and the claims table.
 #
-# 5. **A second training run.** Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`. The
-#    seed is part of every behaviour's cache key, so the premise generator, the hypothesis writer and both scorers
-#    are retrained (the method chapter's training time). Before running, predict whether `direct` stays ahead of (or
-#    behind) `entailer-sampled-d1`, whether `direct` moves by more or less than the width of its seed-0 interval,
-#    whether the writer the chapters use changes, and whether any claim changes verdict. Compare the `accuracy`
-#    rows of `/tmp/seed1/entailer/02_experiments.json` with the seed-0 file, and the two claims tables.
+# :::{dropdown} Hint
+# `limit` sets the questions the systems run on.  Look at which questions `direct_all`, `chance_row` and
+# `premise_recall` receive in the chapter.  An interval over n questions narrows roughly as one over the square
+# root of n.
+# :::
+
+# %% [markdown]
+# ### 3. More or fewer samples
 #
-#    :::{dropdown} Hint
-#    The bootstrap interval measures the spread from resampling the questions with the models held fixed; a new
-#    seed changes the models. Which source of variation would you expect to be larger for models trained for a few
-#    minutes on a CPU?
-#    :::
+# `Settings.k` is the number of premise sets sampled at the top level.  It is a search setting
+# (`Settings.search_settings` in `proofbook.entailer.components`), not part of any model's cache key.
+#
+# Copy the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`).  Replace its
+# `settings = ...` line with `settings = Settings(seed=seed, k=2)`.  Run the copy with
+# `python -m proofbook run /tmp/mine/entailer_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then
+# repeat with `k=12`.  Before running, predict:
+#
+# - which systems' accuracy cannot change;
+# - how the `seconds_per_question` of `entailer-sampled-d1` grows with k;
+# - whether E2 (sampled against greedy) comes closer to holding as k grows.
+#
+# :::{dropdown} Hint
+# Read `Settings.search`: which systems use `self.k`?  Keeping the best of more noisy candidates tends to raise
+# every option's best proof score, the wrong options' as well as the right one's.
+# :::
+
+# %% [markdown]
+# ### 4. The paper's temperature, the paper's source
+#
+# In your copy, set `settings = Settings(seed=seed, temperature=2.0, premise_source="generated")`.  The premises
+# then come from the generator alone, sampled at the paper's temperature (`Settings.temperature` is lower in this
+# book).  First read the sampling table of the method chapter.  Then predict, before running:
+#
+# - what `entailer-sampled-d1` does with an option none of whose samples is a well-formed premise set;
+# - what its `leaf_fallback_share` and its accuracy will then approach;
+# - whether `entailer+direct-d1` still breaks faithfulness.
+#
+# Then try `premise_source="retrieved"` at the same temperature and predict the opposite: can a retrieved pool be
+# empty?
+#
+# :::{dropdown} Hint
+# `OptionProof.proof_score` falls back to the direct score for an option without any candidate
+# (`OptionProof.fallback`).  A pool is built from what BM25 and MiniLM retrieve for the hypothesis: when could
+# that be nothing?
+# :::
+
+# %% [markdown]
+# ### 5. A second training run
+#
+# Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`.  The seed is part of every
+# behaviour's cache key.  So the premise generator, the hypothesis writer and both scorers are retrained (the
+# method chapter's training time).  Before running, predict:
+#
+# - whether `direct` stays ahead of (or behind) `entailer-sampled-d1`;
+# - whether `direct` moves by more or less than the width of its seed-0 interval;
+# - whether the writer the chapters use changes;
+# - whether any claim changes verdict.
+#
+# Compare the `accuracy` rows of `/tmp/seed1/entailer/02_experiments.json` with the seed-0 file, and the two
+# claims tables.
+#
+# :::{dropdown} Hint
+# The bootstrap interval measures the spread from resampling the questions with the models held fixed; a new
+# seed changes the models.  Which source of variation would you expect to be larger for models trained for a few
+# minutes on a CPU?
+# :::

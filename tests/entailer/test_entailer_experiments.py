@@ -85,3 +85,37 @@ def test_write_hypotheses_keeps_question_boundaries():
                  SimpleNamespace(stem="The sun is", options=[SimpleNamespace(text="a star")] * 3)]
     out = ex.write_hypotheses(questions, RuleWriter())
     assert [len(h) for h in out] == [2, 3] and out[0][0] == "red is a rose"
+
+
+class FakeResults:
+    """``value(dataset, split, system, metric)`` over a dict, as :class:`proofbook.core.results.Results` answers it."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def value(self, *key):
+        return self.values[key]
+
+
+@pytest.mark.unit
+def test_comparison_glue_shows_the_first_split_and_chance_on_every_split():
+    from proofbook.core import intervals, paper_claims
+    from tests.notebook_glue import shown_not_glued_by_name
+
+    values = {}
+    for dataset, split, level in (("obqa", "dev", 0.25), ("qasc", "dev", 0.125)):
+        values[dataset, split, "chance", "accuracy"] = level
+        for system in ex.SYSTEMS + ex.SOURCE_SYSTEMS:
+            for metric, value in (("accuracy", 0.5), ("accuracy" + intervals.LOW, 0.4), ("accuracy" + intervals.HIGH, 0.6),
+                                  ("seconds_per_question", 1.234), ("faithfulness_break", 0.1),
+                                  ("same_answer_as_direct", 0.8), ("leaf_fallback_share", 0.05)):
+                values[dataset, split, system, metric] = value
+    values["obqa", "dev", "direct", "accuracy"] = 0.45
+    shown = ex.comparison_glue(FakeResults(values), [("obqa", "dev"), ("qasc", "dev")], 100)
+    assert (shown["first_data"], shown["n_questions"], shown["gap_sampled_direct"]) == ("obqa dev", 100, "+0.050")
+    assert (shown["acc_direct"], shown["sec_entailer-sampled-d3"], shown["break_d1"]) == ("0.450", "1.23", "0.100")
+    assert shown["direct_vs_chance"] == ("obqa dev: 0.450 [0.400, 0.600], above chance (0.250); "
+                                         "qasc dev: 0.500 [0.400, 0.600], above chance (0.125)")
+    verdicts = {claim.id.replace("-", "_") for claim in paper_claims.REGISTRY}      # paper_claims.verdict_glue's names
+    missing = shown_not_glued_by_name("entailer/02_experiments") - set(shown) - verdicts
+    assert missing == {"expansions_n", "expansions_kept", "expansions_no_survivor", "expansions_gap"}  # the depth-3 cell's

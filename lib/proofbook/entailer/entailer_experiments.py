@@ -284,6 +284,49 @@ def combined_text(same_share: float, break_share: float) -> str:
             f"{break_share:.0%}")
 
 
+def chance_text(results, system: str, data: Sequence[tuple[str, str]]) -> str:
+    """``system``'s accuracy with its 95% interval on each ``(dataset, split)`` of ``data``, and where the
+    interval lies against chance: ``"obqa dev: 0.550 [0.450, 0.650], above chance (0.250); ..."``."""
+    parts = []
+    for dataset, split in data:
+        level = results.value(dataset, split, "chance", "accuracy")
+        value, low, high = (results.value(dataset, split, system, "accuracy" + bound)
+                            for bound in ("", intervals.LOW, intervals.HIGH))
+        parts.append(f"{dataset} {split}: {value:.3f} [{low:.3f}, {high:.3f}], "
+                     f"{intervals.relation(low, high, level)} chance ({level:.3f})")
+    return "; ".join(parts)
+
+
+def comparison_glue(results, data: Sequence[tuple[str, str]], n_questions: int) -> dict[str, object]:
+    """The experiments chapter's numbers as its text shows them: ``{glue name: value}``, on the first
+    ``(dataset, split)`` of ``data`` (``n_questions`` questions) unless said otherwise.
+
+    Per system of :data:`SYSTEMS` and :data:`SOURCE_SYSTEMS` its accuracy (``acc_<system>``) and seconds per
+    question (``sec_<system>``); the sampled depth-1 search's gap to ``direct``, its leaf fallback share and
+    Entailer+Direct's faithfulness breaks at depth 1 (with the paper's); ``direct`` and the sampled depth-1
+    search against chance on every ``(dataset, split)`` of ``data`` (:func:`chance_text`).
+    """
+    dataset, split = data[0]
+
+    def value(system: str, metric: str) -> float:
+        return results.value(dataset, split, system, metric)
+
+    values: dict[str, object] = {}
+    for system in SYSTEMS + SOURCE_SYSTEMS:
+        values[f"acc_{system}"] = f"{value(system, 'accuracy'):.3f}"
+        values[f"sec_{system}"] = f"{value(system, 'seconds_per_question'):.2f}"
+    values["gap_sampled_direct"] = f"{value('entailer-sampled-d1', 'accuracy') - value('direct', 'accuracy'):+.3f}"
+    values["break_d1"] = f"{value('entailer+direct-d1', 'faithfulness_break'):.3f}"
+    values["combined_d1"] = combined_text(value("entailer+direct-d1", "same_answer_as_direct"),
+                                          value("entailer+direct-d1", "faithfulness_break"))
+    for system in ("direct", "entailer-sampled-d1"):
+        values[f"{system}_vs_chance"] = chance_text(results, system, data)
+    values.update({"paper_break": f"{PAPER_FAITHFULNESS_BREAK:.3f}", "n_questions": n_questions,
+                   "fallback_d1": f"{value('entailer-sampled-d1', 'leaf_fallback_share'):.3f}",
+                   "first_data": f"{dataset} {split}"})
+    return values
+
+
 def direct_all(questions, components: Components, batch_size: int = 256, progress: bool = True) -> tuple[float, float]:
     """``direct-all``: accuracy and seconds per question of ``direct`` on every question (batched scoring)."""
     start = time.perf_counter()

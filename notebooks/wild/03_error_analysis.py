@@ -33,7 +33,7 @@ import seaborn as sns
 from myst_nb import glue
 
 from proofbook.wild.veracity_metrics import confusion_matrix
-from proofbook.data.politifact import LABELS
+from proofbook.data.politifact_text import LABELS
 from proofbook.core.examples import shuffled
 from proofbook.render.tables import FilterableTable
 from proofbook.core.cache import ArtifactCache

@@ -9,7 +9,7 @@ properties are then checked for every reader, on files that hypothesis generates
 * **no silent accept** -- every single corruption of a valid file (a dropped field, a retyped one, an
   emptied text, an unknown label, bytes that are not UTF-8, a byte-order mark, a duplicated id, a
   file cut inside its last record, an empty file, a renamed header column) raises
-  :class:`~proofbook.data.base.DataError` naming the file (and, for a fault inside a record, its line
+  :class:`~proofbook.data.textfile.DataError` naming the file (and, for a fault inside a record, its line
   and field) or is counted in ``.skipped`` / ``.irregular``.  Any other exception (a raw
   ``KeyError``, ``JSONDecodeError``, ``csv.Error``) fails the test.
 
@@ -31,7 +31,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proofbook.data.base import DataError
+from proofbook.data.textfile import DataError
 
 settings.register_profile("readers", derandomize=True, max_examples=12, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,

@@ -4,12 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
-from proofbook.data.entailmentbank import (Entailment, ProofStep, check_proof, describe, one_step_entailments,
-                                           parse_context, parse_entailmentbank_file, parse_entailmentbank_train_file,
-                                           parse_proof, parse_slots, parse_worldtree_file, proof_depth,
-                                           read_entailmentbank, read_entailmentbank_train, read_worldtree,
-                                           worldtree_corpus)
+from proofbook.data.entailment_text import ProofStep, check_proof, parse_context, parse_proof, parse_slots, proof_depth
+from proofbook.data.entailmentbank import (Entailment, describe, one_step_entailments, parse_entailmentbank_file,
+                                           parse_entailmentbank_train_file, parse_worldtree_file, read_entailmentbank,
+                                           read_entailmentbank_train, read_worldtree, worldtree_corpus)
+from proofbook.data.textfile import DataError
 
 CONTEXT = "sent1: ice is cold sent2: cold things feel cold sent3: snow is a kind of ice"
 PROOF = "sent1 & sent3 -> int1: snow is cold; int1 & sent2 -> hypothesis; "

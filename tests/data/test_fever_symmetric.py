@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
 from proofbook.data.fever_symmetric import (SYMMETRIC_FOLDER, describe, fever_claim_id, fever_symmetric_claim_ids,
                                             parse_symmetric_pairs, read_fever_symmetric)
+from proofbook.data.textfile import DataError
 
 
 def pair(pair_id, label="SUPPORTS", claim="Belo is a town .", evidence="Belo is a small town on the Ama ."):

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
 from proofbook.data.feverous import (FEVEROUS_FOLDER, build_feverous_corpus, describe, parse_feverous_claims,
                                      read_feverous_claims, strip_wiki_markup)
+from proofbook.data.textfile import DataError
 
 # Made-up records in the official format (not lines of the real data).
 EV_1 = "Kestry Mill\tKestry Mill is a [[Water_mill|water mill]] on the [[Ama_(river)|Ama]].\nBelo\tBelo lies on the [[Ama]]."

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
 from proofbook.data.fm2 import FM2_FOLDER, build_fm2_corpus, describe, parse_fm2_claims, read_fm2_claims
+from proofbook.data.textfile import DataError
 
 
 def record(claim_id="c1", page="Kestry Mill", gold=("The mill was built in 1820.",), label="SUPPORTS", **extra):

@@ -9,8 +9,9 @@ import pytest
 
 from proofbook.core.corpus import Corpus, split_sentences
 from proofbook.data import base
-from proofbook.data.base import DataError
+from proofbook.data.textfile import DataError
 from proofbook.data import fetch
+from proofbook.data.jsonparse import iter_jsonl
 from proofbook.core import results
 from proofbook.core import paths
 
@@ -22,7 +23,7 @@ def test_jsonl_malformed_line_names_file_and_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"a": 1}\n\n{"a": 2,\n')
     with pytest.raises(DataError) as err:
-        list(base.iter_jsonl(path))
+        list(iter_jsonl(path))
     assert err.value.line == 3 and str(path) in str(err.value) and "malformed JSON" in str(err.value)
 
 

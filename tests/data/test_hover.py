@@ -5,10 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError, require
-from proofbook.data.hover import (GOLD_PARAGRAPHS_FILE, HOVER_FOLDER, align_paragraphs, build_hover_corpus, describe,
-                                  iter_json_array, match_score, parse_gold_paragraphs, parse_hover_claims,
-                                  read_gold_paragraphs, read_hover_claims, strip_disambiguation)
+from proofbook.data.base import require
+from proofbook.data.hover import (GOLD_PARAGRAPHS_FILE, HOVER_FOLDER, build_hover_corpus, describe,
+                                  parse_gold_paragraphs, parse_hover_claims, read_gold_paragraphs, read_hover_claims)
+from proofbook.data.hover_match import align_paragraphs, match_score, strip_disambiguation
+from proofbook.data.jsonparse import iter_json_array
+from proofbook.data.textfile import DataError
 
 # Made-up claims and paragraphs in the official formats (not lines of the real data).
 CLAIM_A = "The river Ama flows past the town of Belo, home of the painter Cora Dune."

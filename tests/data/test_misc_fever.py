@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
 from proofbook.data.misc_fever import (CLIMATE_FILE, CLIMATE_FOLDER, EX_FEVER_FOLDER, build_climate_fever_corpus,
                                        describe, parse_climate_fever, parse_ex_fever, read_climate_fever, read_ex_fever)
+from proofbook.data.textfile import DataError
 
 HEADER = "claim,explanation,label,golden entity,mention,result entity,discard number\n"
 

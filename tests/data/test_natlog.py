@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
+from proofbook.data.textfile import DataError
 from proofbook.data import natlog
-from proofbook.data.natlog import (OPERATORS, FewshotTarget, ProofStep, SilverProof, SilverStep, format_proof,
-                                   parse_fewshot_processed, parse_fewshot_setting, parse_fewshot_targets,
-                                   parse_proof_string, parse_silver_proofs, split_evidence)
+from proofbook.data.natlog import FewshotTarget, SilverProof, SilverStep, parse_fewshot_targets, parse_silver_proofs
+from proofbook.data.natlog_processed import parse_fewshot_processed, parse_fewshot_setting, split_evidence
+from proofbook.data.proofver import OPERATORS, ProofStep, format_proof, operator_counts, parse_proof_string
 
 PROCESSED_NAME = ("processed_train-fewshot_num_samples_{n}_seed_0_use_retr_{r}_retr_evidence_{k}_dp_True_alignment_mode_"
                   "awesomealign_max_chunks_6_alignment_model_bert_finetuned_default_gold_no_nei_few_shot_False_4000_"
@@ -294,7 +294,7 @@ def test_real_fewshot_processed(real_data_dir):
     sizes = [(len(rows := parse_fewshot_processed(s.path)), len({r.claim_id for r in rows})) for s in settings]
     assert sizes == [(84, 32), (162, 64), (164, 64)]
     gold = natlog.read_fewshot_processed(real_data_dir, num_samples=64, use_retr="False")
-    assert natlog.operator_counts(r.steps for r in gold) == Counter({"=": 188, "<": 57, "#": 44, "|": 28, "!": 26, ">": 13})
+    assert operator_counts(r.steps for r in gold) == Counter({"=": 188, "<": 57, "#": 44, "|": 28, "!": 26, ">": 13})
     assert {r.verdict for r in gold} == {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}
     # every processed row is a variant of a claim in the .target file, with the same proof
     targets = {(t.claim_id, t.variant): t.steps for t in natlog.read_fewshot_targets(real_data_dir)}
@@ -306,7 +306,7 @@ def test_real_silver_proofs(real_data_dir):
     proofs = natlog.read_silver_proofs(real_data_dir)
     assert len(proofs) == 19_998
     assert len({p.claim_id for p in proofs}) == 19_998
-    assert natlog.operator_counts(p.steps for p in proofs) == Counter(
+    assert operator_counts(p.steps for p in proofs) == Counter(
         {"=": 30_021, "|": 6_401, "!": 2_492, "#": 1_508, "<": 1_047, ">": 86})
     steps = [s for p in proofs for s in p.steps]
     assert {s.gold_operator for s in steps} == {"="}               # the fifth column is always '='

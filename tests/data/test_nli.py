@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from proofbook.data import nli
-from proofbook.data.base import DataError
-from proofbook.data.nli import (Med2HopRow, NliPair, WiceRow, parse_fracas_sentences, parse_med, parse_med_2hop,
-                                parse_med_2hop_formula, parse_med_genre, parse_scitail, parse_sick, parse_wice)
+from proofbook.data.med_2hop import MED_2HOP_COLUMNS, Med2HopRow, parse_med_2hop, parse_med_2hop_formula
+from proofbook.data.nli import (NliPair, WiceRow, parse_fracas_sentences, parse_med, parse_med_genre, parse_scitail,
+                                parse_sick, parse_wice)
+from proofbook.data.textfile import DataError
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -172,7 +173,7 @@ def test_med_errors(tmp_path, row, field):
 # --- MED 2-hop ---------------------------------------------------------------------------------------
 
 # the real header pads its names with spaces
-MED_2HOP_HEADER = tuple(f" {name} " for name in nli.MED_2HOP_COLUMNS)
+MED_2HOP_HEADER = tuple(f" {name} " for name in MED_2HOP_COLUMNS)
 
 
 def hop_row(formula="['ent_f*', 'ent_r']->['ent_r', 'ent_r']", start_ends="[([2], [2]), ([4, 5], [4])]", new_label="neutral",

@@ -28,7 +28,10 @@ import pytest
 from proofbook.data import entailmentbank, feverous, fever_symmetric, fm2, hover, misc_fever, natlog, nli
 from proofbook.data import politifact as pf
 from proofbook.data import science_qa
-from proofbook.data.base import DataError
+from proofbook.data.entailment_text import proof_depth
+from proofbook.data.liar import parse_liar, parse_liar_plus
+from proofbook.data.politifact_search import parse_cached_subquestions
+from proofbook.data.textfile import DataError
 
 pytestmark = pytest.mark.data
 
@@ -199,7 +202,7 @@ EB_CASES = [
               and trees.irregular.examples["duplicate id"] == [f"{trees[1].id} (lines 2, 3)"])),
     Case("a depth_of_proof other than the step proof's depth (5 dev trees do this)",
          set_field(1, "depth_of_proof", lambda r: r["depth_of_proof"] + 3),
-         Kept(check=lambda trees: trees[1].depth_of_proof != entailmentbank.proof_depth(trees[1].steps))),
+         Kept(check=lambda trees: trees[1].depth_of_proof != proof_depth(trees[1].steps))),
     Case("a length_of_proof other than the number of steps", set_field(1, "length_of_proof", lambda r: r["length_of_proof"] + 1),
          Refused(2, "length_of_proof")),
     Case("a proof using a sentence that is not in the context",
@@ -362,8 +365,8 @@ SEARCH_CASES = [
     Case("search cache: an empty url", set_hit(1, "url", ""), Refused(2, "[0].url")),
 ]
 
-ICL = jsonl_reader(pf.CACHE_FOLDER, pf.SUBQUESTION_FILES["icl_gpt"], 3, pf.parse_cached_subquestions)
-FINETUNED = jsonl_reader(pf.CACHE_FOLDER, pf.SUBQUESTION_FILES["gpt_finetune"], 3, pf.parse_cached_subquestions)
+ICL = jsonl_reader(pf.CACHE_FOLDER, pf.SUBQUESTION_FILES["icl_gpt"], 3, parse_cached_subquestions)
+FINETUNED = jsonl_reader(pf.CACHE_FOLDER, pf.SUBQUESTION_FILES["gpt_finetune"], 3, parse_cached_subquestions)
 SUBQUESTION_CASES = [
     Case("cached questions (ICL): an empty generation", set_field(1, "questions", ""),
          Kept(irregular={"no question": 1}, n=3, check=lambda q: sorted(map(len, q.values()))[0] == 0)),
@@ -429,7 +432,7 @@ def cell(row: int, column: int, value) -> Callable:
     return edit
 
 
-LIAR = tsv_reader("liar", "train.tsv", 4, pf.parse_liar, "test.tsv")
+LIAR = tsv_reader("liar", "train.tsv", 4, parse_liar, "test.tsv")
 LIAR_CASES = [
     Case("no credit history (the five count cells empty)", lambda rows: rows[1].__setitem__(slice(8, 13), [""] * 5),
          Kept(irregular={"no credit history": 1}, n=4, check=lambda s: s[1].credit_counts is None)),
@@ -447,7 +450,7 @@ LIAR_CASES = [
     Case("a credit count that is not a number", cell(1, 8, "n/a"), Refused(2, "barely_true_count")),
 ]
 
-LIAR_PLUS = tsv_reader("liar_plus", "val2.tsv", 4, pf.parse_liar_plus, "test2.tsv", quoted=True)
+LIAR_PLUS = tsv_reader("liar_plus", "val2.tsv", 4, parse_liar_plus, "test2.tsv", quoted=True)
 
 
 def swallowing_statement(rows):

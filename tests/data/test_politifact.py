@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from proofbook.data import politifact as pf
-from proofbook.data.base import DataError
+from proofbook.data.liar import LIAR_COLUMNS, LiarPlusStatement, LiarStatement, parse_liar, parse_liar_plus
+from proofbook.data.politifact_search import SearchResult, parse_cached_subquestions, parse_search_cache
+from proofbook.data.politifact_text import (LABELS, claim_date, classifier_input, label_index, liar_overlap,
+                                            person_text, split_question_list, split_venue, statement_key,
+                                            three_way_index, venue_text)
+from proofbook.data.textfile import DataError
 
 
 # --- helpers writing small files of our own ---------------------------------------------------------
@@ -39,10 +44,10 @@ def chat(user, assistant):
 
 
 def liar_row(**changes):
-    row = dict(zip(pf.LIAR_COLUMNS, ["11.json", "barely-true", 'Says "the budget" doubled.', "economy,taxes",
-                                      "jane-roe", "Mayor", "Ohio", "democrat", "1", "2", "3", "4", "5", "a mailer"]))
+    row = dict(zip(LIAR_COLUMNS, ["11.json", "barely-true", 'Says "the budget" doubled.', "economy,taxes",
+                                   "jane-roe", "Mayor", "Ohio", "democrat", "1", "2", "3", "4", "5", "a mailer"]))
     row.update(changes)
-    return [row[c] for c in pf.LIAR_COLUMNS]
+    return [row[c] for c in LIAR_COLUMNS]
 
 
 def write_tsv(path: Path, rows) -> Path:
@@ -69,13 +74,13 @@ def check_error(err: pytest.ExceptionInfo, path: Path, line, field):
 
 @pytest.mark.unit
 def test_labels_are_in_the_papers_index_order():
-    assert pf.LABELS == ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
-    assert [pf.label_index(label) for label in pf.LABELS] == list(range(6))
-    assert pf.label_index("Pants on Fire!") == 0
-    assert pf.label_index("Mostly False") == 2 and pf.label_index("half true") == 3
-    assert [pf.three_way_index(label) for label in pf.LABELS] == [0, 0, 1, 1, 2, 2]
+    assert LABELS == ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
+    assert [label_index(label) for label in LABELS] == list(range(6))
+    assert label_index("Pants on Fire!") == 0
+    assert label_index("Mostly False") == 2 and label_index("half true") == 3
+    assert [three_way_index(label) for label in LABELS] == [0, 0, 1, 1, 2, 2]
     with pytest.raises(ValueError):
-        pf.label_index("unproven")
+        label_index("unproven")
 
 
 @pytest.mark.unit
@@ -101,25 +106,25 @@ def test_unknown_label_names_the_field(tmp_path):
     ("", "", None),
 ])
 def test_split_venue(venue, text, when):
-    assert pf.split_venue(venue) == (text, when)
-    assert pf.venue_text(venue) == text and pf.claim_date(venue) == when
+    assert split_venue(venue) == (text, when)
+    assert venue_text(venue) == text and claim_date(venue) == when
 
 
 @pytest.mark.unit
 def test_classifier_input_has_one_form_for_both_datasets():
-    claimdecomp = pf.classifier_input("Dwayne Bohac", "stated on May 2, 2012 in a mailer:", "Says  it rose.")
-    liar = pf.classifier_input("dwayne-bohac", "a mailer", "Says it rose.")
+    claimdecomp = classifier_input("Dwayne Bohac", "stated on May 2, 2012 in a mailer:", "Says  it rose.")
+    liar = classifier_input("dwayne-bohac", "a mailer", "Says it rose.")
     assert claimdecomp == liar == "Dwayne Bohac a mailer Says it rose."
-    assert pf.person_text("Facebook posts") == "Facebook posts"
-    assert pf.classifier_input("x-y", "", "Claim.") == "X Y Claim."
+    assert person_text("Facebook posts") == "Facebook posts"
+    assert classifier_input("x-y", "", "Claim.") == "X Y Claim."
 
 
 @pytest.mark.unit
 def test_statement_key_matches_liars_stripped_copy():
     claimdecomp = "\u201cI\u2019m the only governor\u00a0in America \u2014 really.\u201d"
     liar = "Im the only governorin America  really."
-    assert pf.statement_key(claimdecomp) == pf.statement_key(liar)
-    assert pf.liar_overlap([claimdecomp, "Something else."], [liar]) == [0]
+    assert statement_key(claimdecomp) == statement_key(liar)
+    assert liar_overlap([claimdecomp, "Something else."], [liar]) == [0]
 
 
 # --- ClaimDecomp ------------------------------------------------------------------------------------
@@ -191,7 +196,7 @@ def test_claimdecomp_split_names(tmp_path):
     ("", []),
 ])
 def test_split_question_list(text, questions):
-    assert pf.split_question_list(text) == questions
+    assert split_question_list(text) == questions
 
 
 @pytest.mark.unit
@@ -240,7 +245,7 @@ def test_search_cache_zips_with_the_claims(tmp_path):
     write_jsonl(cache_dir / "websites_gpt_icl.jsonl", [json.dumps([hit(), hit(snippet="")]), "[]"])
     cache = pf.read_search_cache(tmp_path, "gpt")
     assert list(cache) == [5, 9] and cache[9] == []
-    assert cache[5][0] == pf.SearchResult("Is A true?", "https://a.example/1", "A", "A is true.")
+    assert cache[5][0] == SearchResult("Is A true?", "https://a.example/1", "A", "A is true.")
     assert cache.irregular.counts["empty snippet"] == 1
     assert cache.irregular.counts["no search hit for the claim"] == 1
     with pytest.raises(ValueError):
@@ -261,7 +266,7 @@ def test_search_cache_zips_with_the_claims(tmp_path):
 def test_search_cache_bad_lines(tmp_path, lines, line, field):
     path = write_jsonl(tmp_path / "websites_mixtral_icl.jsonl", lines)
     with pytest.raises(DataError) as err:
-        pf.parse_search_cache(path, [5, 9])
+        parse_search_cache(path, [5, 9])
     check_error(err, path, line, field)
 
 
@@ -297,7 +302,7 @@ def test_cached_subquestions_both_schemas(tmp_path):
 def test_cached_subquestions_bad_lines(tmp_path, record, field):
     path = write_jsonl(tmp_path / "subquestions_icl_gpt.jsonl", [{"example_id": 5, "questions": "Is it?"}, record])
     with pytest.raises(DataError) as err:
-        pf.parse_cached_subquestions(path)
+        parse_cached_subquestions(path)
     check_error(err, path, 2, field)
 
 
@@ -313,7 +318,7 @@ def test_liar_valid_file_keeps_quotes_and_lines(tmp_path):
     statements = pf.read_liar(tmp_path, "valid")
     assert len(statements) == 3                      # the default csv quoting would merge rows 2 and 3
     first = statements[0]
-    assert isinstance(first, pf.LiarStatement)
+    assert isinstance(first, LiarStatement)
     assert first.statement == 'Says "the budget" doubled.' and first.subjects == ("economy", "taxes")
     assert first.credit_counts == (1, 2, 3, 4, 5) and first.credit_history["pants-fire"] == 5
     assert first.classifier_input == 'Jane Roe a mailer Says "the budget" doubled.'
@@ -339,7 +344,7 @@ def test_liar_valid_file_keeps_quotes_and_lines(tmp_path):
 def test_liar_bad_rows(tmp_path, cells, field):
     path = write_tsv(tmp_path / "train.tsv", [liar_row(), cells])
     with pytest.raises(DataError) as err:
-        pf.parse_liar(path)
+        parse_liar(path)
     check_error(err, path, 2, field)
 
 
@@ -348,7 +353,7 @@ def test_liar_non_utf8_byte(tmp_path):
     path = tmp_path / "train.tsv"
     path.write_bytes(("\t".join(liar_row()) + "\n").encode() + "\t".join(liar_row()).encode().replace(b"budget", b"b\xe9dget"))
     with pytest.raises(DataError) as err:
-        pf.parse_liar(path)
+        parse_liar(path)
     assert err.value.line == 2
 
 
@@ -363,7 +368,7 @@ def test_liar_plus_valid_and_irregular_rows(tmp_path):
     assert path.read_text().splitlines()[0].split("\t")[3] == '"""I never said that."""'   # CSV quoting
     statements = pf.read_liar_plus(tmp_path)
     assert [s.row for s in statements] == [0, 1, 2, 3, 4]
-    assert isinstance(statements[0], pf.LiarPlusStatement) and isinstance(statements[0], pf.LiarStatement)
+    assert isinstance(statements[0], LiarPlusStatement) and isinstance(statements[0], LiarStatement)
     assert statements[0].statement == '"I never said that."' and statements[0].context == "a mailer"
     assert statements[0].justification == 'He said "so" in 2015.'
     assert [s.justification for s in statements[1:]] == ["", "", "Part one\tpart two.",
@@ -385,7 +390,7 @@ def test_liar_plus_valid_and_irregular_rows(tmp_path):
 def test_liar_plus_bad_rows(tmp_path, cells, field):
     path = write_quoted_tsv(tmp_path / "test2.tsv", [["0", *liar_row(), "J."], cells])
     with pytest.raises(DataError) as err:
-        pf.parse_liar_plus(path)
+        parse_liar_plus(path)
     check_error(err, path, 2, field)
 
 
@@ -395,7 +400,7 @@ def test_liar_plus_bad_quoting(tmp_path):
     path = tmp_path / "train2.tsv"
     path.write_text(good + "\n" + good.replace("Plain.", '"Quoted" then text') + "\n", encoding="utf-8")
     with pytest.raises(DataError) as err:
-        pf.parse_liar_plus(path)
+        parse_liar_plus(path)
     assert err.value.path == path and err.value.line == 2 and "quoting" in err.value.message
 
 
@@ -479,12 +484,12 @@ def test_real_liar_and_liar_plus(real_data_dir):
 
 @pytest.mark.data
 def test_real_claimdecomp_liar_overlap(real_data_dir):
-    liar = {pf.statement_key(s.statement): s.label for s in pf.read_liar(real_data_dir, "train")}
+    liar = {statement_key(s.statement): s.label for s in pf.read_liar(real_data_dir, "train")}
     for split, at_least in (("dev", 22), ("test", 22)):
         claims = pf.read_claimdecomp(real_data_dir, split)
-        shared = [c for c in claims if pf.statement_key(c.claim) in liar]
+        shared = [c for c in claims if statement_key(c.claim) in liar]
         assert len(shared) >= at_least                                  # README: 22 with its stricter matching
-        assert all(liar[pf.statement_key(c.claim)] == c.label for c in shared)
+        assert all(liar[statement_key(c.claim)] == c.label for c in shared)
 
 
 @pytest.mark.data

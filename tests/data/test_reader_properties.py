@@ -1,7 +1,7 @@
 """Property-based tests of the readers (AdMIRaL's claim files, NLI sets, LIAR, ClaimDecomp).
 
 For each reader: generated valid files round-trip, and every single corruption is refused with a
-:class:`~proofbook.data.base.DataError` naming the file, line and field, or counted -- never accepted
+:class:`~proofbook.data.textfile.DataError` naming the file, line and field, or counted -- never accepted
 silently, never a raw ``KeyError``/``JSONDecodeError``/``csv.Error`` (see ``reader_properties.py``).
 """
 import dataclasses
@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 
 from proofbook.data import fever_symmetric, feverous, fm2, hover, nli, politifact
 from proofbook.data.base import Records
+from proofbook.data.liar import LIAR_COLUMNS, LIAR_PLUS_COLUMNS, parse_liar, parse_liar_plus
+from proofbook.data.nli_labels import NLI_LABELS
+from proofbook.data.politifact_text import LABELS
 
 from tests.data.reader_properties import (
     Field, JsonList, JsonLines, QuotedTsv, ReaderSpec, Tsv, check_corruptions, identifiers, property_tests,
@@ -101,7 +104,7 @@ SICK_HEADER = ("pair_ID", "sentence_A", "sentence_B", "entailment_label", "relat
                "sentence_B_dataset", "SemEval_set")
 sick_record = st.fixed_dictionaries({
     "pair_ID": st.integers(1, 10**5).map(str), "sentence_A": words(), "sentence_B": words(),
-    "entailment_label": st.sampled_from(nli.NLI_LABELS),
+    "entailment_label": st.sampled_from(NLI_LABELS),
     "relatedness_score": st.floats(1, 5, allow_nan=False).map(lambda x: f"{x:.1f}"),
     "entailment_AB": st.just("A_neutral_B"), "entailment_BA": st.just("B_neutral_A"),
     "sentence_A_original": words(), "sentence_B_original": words(), "sentence_A_dataset": st.just("FLICKR"),
@@ -120,17 +123,17 @@ SICK = ReaderSpec(
 
 count = st.integers(0, 50).map(str)
 liar_record = st.fixed_dictionaries({
-    "id": st.integers(1, 10**5).map(lambda n: f"{n}.json"), "label": st.sampled_from(politifact.LABELS),
+    "id": st.integers(1, 10**5).map(lambda n: f"{n}.json"), "label": st.sampled_from(LABELS),
     "statement": words(), "subjects": st.lists(words(max_size=8, alphabet="abcdefgh -"), max_size=2).map(",".join),
     "speaker": words(max_size=8), "job": words(max_size=8), "state": words(max_size=8), "party": words(max_size=8),
-    **{name: count for name in politifact.LIAR_COLUMNS[8:13]}, "context": words(),
+    **{name: count for name in LIAR_COLUMNS[8:13]}, "context": words(),
 })
 LIAR_FIELDS = [Field("id", "id"), Field("label", "label"), Field("statement", "text"),
-               *(Field(name, "int") for name in politifact.LIAR_COLUMNS[8:13])]
+               *(Field(name, "int") for name in LIAR_COLUMNS[8:13])]
 
 
 def liar_expect(records):
-    return [(r["id"], r["label"], r["statement"], tuple(int(r[c]) for c in politifact.LIAR_COLUMNS[8:13]), r["context"])
+    return [(r["id"], r["label"], r["statement"], tuple(int(r[c]) for c in LIAR_COLUMNS[8:13]), r["context"])
             for r in records]
 
 
@@ -139,13 +142,13 @@ def liar_summary(statements):
 
 
 LIAR = ReaderSpec(
-    "liar", politifact.parse_liar, Tsv(politifact.LIAR_COLUMNS, header=False), unique_by("id", liar_record),
+    "liar", parse_liar, Tsv(LIAR_COLUMNS, header=False), unique_by("id", liar_record),
     LIAR_FIELDS, expect=liar_expect, summary=liar_summary, id_field="id", filename="train.tsv", json_typed=False)
 
 liar_plus_record = st.tuples(st.integers(0, 10**4), liar_record, words()).map(
     lambda t: {"row": str(t[0]), **t[1], "justification": t[2]})
 LIAR_PLUS = ReaderSpec(
-    "liar-plus", politifact.parse_liar_plus, QuotedTsv(politifact.LIAR_PLUS_COLUMNS, header=False),
+    "liar-plus", parse_liar_plus, QuotedTsv(LIAR_PLUS_COLUMNS, header=False),
     unique_by("id", liar_plus_record), [Field("row", "int"), *LIAR_FIELDS, Field("justification", "text")],
     expect=lambda rs: [(*e, r["justification"]) for e, r in zip(liar_expect(rs), rs)],
     summary=lambda ss: [(*e, s.justification) for e, s in zip(liar_summary(ss), ss)],
@@ -153,10 +156,10 @@ LIAR_PLUS = ReaderSpec(
     # a row without its last column, or with an empty justification, is a documented irregular row; a row
     # that lost any one cell has 15 columns, exactly like a row without the justification column
     counted_ok=("empty justification", "cut inside the last record",
-                *(f"drop {name}" for name in politifact.LIAR_PLUS_COLUMNS)))
+                *(f"drop {name}" for name in LIAR_PLUS_COLUMNS)))
 
 claimdecomp_record = st.fixed_dictionaries({
-    "example_id": st.integers(0, 10**5), "claim": words(), "label": st.sampled_from(politifact.LABELS),
+    "example_id": st.integers(0, 10**5), "claim": words(), "label": st.sampled_from(LABELS),
     "person": words(max_size=10), "venue": st.just("stated on March 24, 2015 in a mailer:"), "url": identifiers("http://x/"),
     "justification": st.lists(words(), min_size=1, max_size=2), "full_article": st.lists(words(), min_size=1, max_size=2),
     "annotations": st.lists(st.fixed_dictionaries({"questions": st.lists(words(alphabet="abcdefgh ").map(lambda q: q + "?"), min_size=1,

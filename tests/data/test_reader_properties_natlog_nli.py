@@ -3,7 +3,7 @@ FraCaS, Climate-FEVER, EX-FEVER).
 
 Same two properties as ``test_reader_properties.py`` (see ``reader_properties.py``): generated valid files
 round-trip with nothing counted, and every single corruption is refused with a
-:class:`~proofbook.data.base.DataError` naming the file, line and field, or counted as a documented
+:class:`~proofbook.data.textfile.DataError` naming the file, line and field, or counted as a documented
 irregularity.  Three formats have no counterpart in the framework and are defined here:
 :class:`ProofBlocks` (``.target`` lines grouped into claims), :class:`SilverBlocks` (QA-NatVer's
 ``output_logs.csv``) and :class:`Lines` (one sentence per line, no field at all).
@@ -15,6 +15,10 @@ import pytest
 from hypothesis import strategies as st
 
 from proofbook.data import misc_fever, natlog, nli
+from proofbook.data.med_2hop import MED_2HOP_COLUMNS, parse_med_2hop
+from proofbook.data.natlog_processed import VARIANT_BASE, parse_fewshot_processed
+from proofbook.data.nli_labels import MED_2HOP_RELATIONS, MED_LABELS
+from proofbook.data.proofver import OPERATORS, VERDICTS
 
 from tests.data.reader_properties import (
     Csv, Field, Format, JsonLines, ReaderSpec, Tsv, property_tests, unique_by,
@@ -140,7 +144,7 @@ class PaddedTsv(Tsv):
 # --- QA-NatVer natural-logic proofs -----------------------------------------------------------------
 
 span = words(max_size=12)
-operator = st.sampled_from(sorted(natlog.OPERATORS))
+operator = st.sampled_from(sorted(OPERATORS))
 triple = st.tuples(span, span, operator).map(list)
 proof = st.lists(triple, min_size=1, max_size=3)
 claim_id = st.integers(0, 10**6).map(str)
@@ -165,15 +169,15 @@ FEWSHOT_TARGETS = ReaderSpec(
 titled_sentences = st.lists(st.tuples(words(max_size=10), words()), min_size=1, max_size=3).map(
     lambda pairs: " </s> ".join(f"[ {title} ] {text}" for title, text in pairs))
 processed_record = st.fixed_dictionaries({
-    "id": st.integers(0, 10**6).map(lambda n: n * natlog.VARIANT_BASE), "claim": words(),
-    "verdict": st.sampled_from(natlog.VERDICTS), "evidence": titled_sentences, "proof": proof,
+    "id": st.integers(0, 10**6).map(lambda n: n * VARIANT_BASE), "claim": words(),
+    "verdict": st.sampled_from(VERDICTS), "evidence": titled_sentences, "proof": proof,
     "claim_parsed": st.lists(span, min_size=1, max_size=4),
     "claim_parsed_hierarchy": st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=3), min_size=1, max_size=3),
     "alignment": st.lists(st.tuples(span, span).map(list), min_size=1, max_size=3),
 }).map(lambda r: {**r, "claim_parsed_hierarchy": [[i % len(r["claim_parsed"]) for i in g]
                                                    for g in r["claim_parsed_hierarchy"]]})
 FEWSHOT_PROCESSED = ReaderSpec(
-    "qanatver fewshot processed", natlog.parse_fewshot_processed, JsonLines(), unique_by("id", processed_record),
+    "qanatver fewshot processed", parse_fewshot_processed, JsonLines(), unique_by("id", processed_record),
     [Field("id", "int"), Field("claim", "text"), Field("verdict", "label"), Field("evidence", "text"),
      Field("proof", "list"), Field("proof.0.0", "text"), Field("proof.0.1", "text"), Field("proof.0.2", "label"),
      Field("claim_parsed", "list"), Field("claim_parsed.0", "text", required=False),
@@ -214,19 +218,19 @@ med_genre = st.tuples(st.sampled_from(["crowd", "paper"]), st.sampled_from(["Fra
 med_record = st.integers(1, 10**5).flatmap(lambda n: st.fixed_dictionaries({
     "index": st.just(str(n)), "promptID": st.just(str(n)), "pairID": st.just(str(n)), "genre": med_genre,
     **{name: st.just("") for name in MED_HEADER[4:8] + MED_HEADER[10:15]},
-    "sentence1": words(), "sentence2": words(), "gold_label": st.sampled_from(sorted(nli.MED_LABELS)),
+    "sentence1": words(), "sentence2": words(), "gold_label": st.sampled_from(sorted(MED_LABELS)),
 }))
 MED = ReaderSpec(
     "med", nli.parse_med, Tsv(MED_HEADER), unique_by("pairID", med_record),
     [Field("pairID", "id"), Field("genre", "text"), Field("sentence1", "text"), Field("sentence2", "text"),
      Field("gold_label", "label")],
-    expect=lambda rs: [(r["pairID"], r["sentence1"], r["sentence2"], nli.MED_LABELS[r["gold_label"]], r["gold_label"],
+    expect=lambda rs: [(r["pairID"], r["sentence1"], r["sentence2"], MED_LABELS[r["gold_label"]], r["gold_label"],
                         r["genre"], r["index"], r["promptID"]) for r in rs],
     summary=lambda ps: [(p.id, p.premise, p.hypothesis, p.label, p.raw_label, p.genre, p.meta["index"],
                          p.meta["promptID"]) for p in ps],
     id_field="pairID", filename="MED.tsv", json_typed=False)
 
-relation = st.sampled_from(sorted(nli.MED_2HOP_RELATIONS))
+relation = st.sampled_from(sorted(MED_2HOP_RELATIONS))
 positions = st.lists(st.integers(0, 30), max_size=3)
 
 
@@ -243,7 +247,7 @@ def formula_and_start_ends(draw):
     return f"{left!r}->{projected!r}", repr(start_ends), (tuple(edits), star, None if projected is None else tuple(projected))
 
 
-MED_2HOP_LABELS = sorted(nli.MED_LABELS)
+MED_2HOP_LABELS = sorted(MED_LABELS)
 med_2hop_record = formula_and_start_ends().flatmap(lambda f: st.fixed_dictionaries({
     "original_id": st.integers(1, 6000).map(str), "sent1": words(), "sent2": words(), "keyword_before": words(max_size=10),
     "relation 1to2": relation, "pattern": words(), "original_label": st.sampled_from(MED_2HOP_LABELS),
@@ -254,13 +258,13 @@ med_2hop_record = formula_and_start_ends().flatmap(lambda f: st.fixed_dictionari
 
 def med_2hop_expect(records):
     return [(int(r["original_id"]), r["sent1"], r["sent2"], r["keyword_before"], r["relation 1to2"], r["pattern"],
-             nli.MED_LABELS[r["original_label"]], r["original_genre"], r["consistent"] == "True", *r["_parsed"],
+             MED_LABELS[r["original_label"]], r["original_genre"], r["consistent"] == "True", *r["_parsed"],
              r["formula"], tuple((tuple(a), tuple(b)) for a, b in ast.literal_eval(r["start_ends"])),
-             None if r["new_label"] == "None" else nli.MED_LABELS[r["new_label"]]) for r in records]
+             None if r["new_label"] == "None" else MED_LABELS[r["new_label"]]) for r in records]
 
 
 MED_2HOP = ReaderSpec(
-    "med 2hop", nli.parse_med_2hop, PaddedTsv(nli.MED_2HOP_COLUMNS),
+    "med 2hop", parse_med_2hop, PaddedTsv(MED_2HOP_COLUMNS),
     # one MED pair is rewritten into several rows: original_id repeats in the official file (no id here)
     st.lists(med_2hop_record, min_size=2, max_size=5),
     [Field("original_id", "int"), Field("sent1", "text"), Field("sent2", "text"), Field("keyword_before", "text"),

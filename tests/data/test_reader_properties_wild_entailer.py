@@ -2,7 +2,7 @@
 search cache, OpenBookQA, QASC, EntailmentBank, WorldTree).
 
 For each reader: generated valid files round-trip, and every single corruption is refused with a
-:class:`~proofbook.data.base.DataError` naming the file, line and field, or counted -- never accepted
+:class:`~proofbook.data.textfile.DataError` naming the file, line and field, or counted -- never accepted
 silently, never a raw ``KeyError``/``JSONDecodeError``/``csv.Error`` (see ``reader_properties.py``).
 
 Two readers need more than the framework's stock formats:
@@ -25,7 +25,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from proofbook.data import entailmentbank, politifact, science_qa
-from proofbook.data.base import DataError
+from proofbook.data.politifact_search import parse_cached_subquestions, parse_search_cache
+from proofbook.data.textfile import DataError
 
 from tests.data.reader_properties import (
     READERS, Field, Format, JsonLines, ReaderSpec, Tsv, byte_corruptions, field_corruptions, identifiers,
@@ -87,7 +88,7 @@ def write_example_ids(folder: Path, records: list) -> None:
 
 
 def parse_search_cache_with_ids(path: Path):
-    return politifact.parse_search_cache(path, json.loads((path.parent / IDS_FILE).read_text(encoding="utf-8")))
+    return parse_search_cache(path, json.loads((path.parent / IDS_FILE).read_text(encoding="utf-8")))
 
 
 SEARCH_CACHE = ReaderSpec(
@@ -103,7 +104,7 @@ SEARCH_CACHE = ReaderSpec(
 claim_id = st.integers(0, 2**63 - 1)
 icl_record = st.fixed_dictionaries({"example_id": claim_id, "claim": words(), "questions": questions.map("\n".join)})
 SUBQUESTIONS_ICL = ReaderSpec(
-    "cached subquestions (icl)", politifact.parse_cached_subquestions, JsonLines(), unique_by("example_id", icl_record),
+    "cached subquestions (icl)", parse_cached_subquestions, JsonLines(), unique_by("example_id", icl_record),
     [Field("example_id", "int"), Field("questions", "text")],
     expect=lambda rs: [(r["example_id"], r["questions"].split("\n")) for r in rs],
     summary=lambda cached: list(cached.items()), id_field="example_id", filename="subquestions_icl_gpt.jsonl",
@@ -113,7 +114,7 @@ SUBQUESTIONS_ICL = ReaderSpec(
 finetuned_record = st.fixed_dictionaries({"example_id": claim_id, "prompt": words(),
                                           "subquestions": questions.map(lambda qs: [", ".join(qs)])})
 SUBQUESTIONS_FINETUNED = ReaderSpec(
-    "cached subquestions (fine-tuned)", politifact.parse_cached_subquestions, JsonLines(),
+    "cached subquestions (fine-tuned)", parse_cached_subquestions, JsonLines(),
     unique_by("example_id", finetuned_record),
     [Field("example_id", "int"), Field("subquestions", "list"), Field("subquestions.0", "text")],
     expect=lambda rs: [(r["example_id"], r["subquestions"][0].split(", ")) for r in rs],
@@ -364,15 +365,15 @@ HITS = json.dumps([{"question": "Is A true?", "url": "https://a.example/1", "tit
 
 def test_search_cache_example_id_given_twice(tmp_path):
     path = write_text(tmp_path / "websites_gpt_icl.jsonl", f"{HITS}\n{HITS}\n{HITS}\n")
-    err = error_of(lambda p: politifact.parse_search_cache(p, [5, 9, 5]), path)
+    err = error_of(lambda p: parse_search_cache(p, [5, 9, 5]), path)
     assert (err.line, err.field) == (3, "example_id")
 
 
 def test_search_cache_blank_line_and_line_count(tmp_path):
     path = write_text(tmp_path / "websites_gpt_icl.jsonl", f"{HITS}\n\n{HITS}\n")
-    assert error_of(lambda p: politifact.parse_search_cache(p, [5, 9, 11]), path).line == 2
+    assert error_of(lambda p: parse_search_cache(p, [5, 9, 11]), path).line == 2
     path = write_text(tmp_path / "websites_gpt_icl.jsonl", f"{HITS}\n{HITS}\n")
-    assert error_of(lambda p: politifact.parse_search_cache(p, [5, 9, 11]), path).line is None
+    assert error_of(lambda p: parse_search_cache(p, [5, 9, 11]), path).line is None
 
 
 def chat_line(*roles: str) -> str:
@@ -392,7 +393,7 @@ def test_cached_subquestions_all_preamble_is_counted(tmp_path):
     path = write_text(tmp_path / "subquestions_icl_mixtral.jsonl",
                       json.dumps({"example_id": 5, "claim": "c", "questions": "Is it so?"}) + "\n"
                       + json.dumps({"example_id": 9, "claim": "c", "questions": " For the claim about X:\n"}) + "\n")
-    cached = politifact.parse_cached_subquestions(path)
+    cached = parse_cached_subquestions(path)
     assert cached == {5: ["Is it so?"], 9: []} and cached.irregular.counts["no question"] == 1
 
 

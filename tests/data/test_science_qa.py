@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from proofbook.data.base import DataError
 from proofbook.data.science_qa import (Option, Question, describe, parse_answer_keys, parse_choices, parse_obqa_file,
                                        parse_qasc_file, read_obqa, read_qasc)
+from proofbook.data.textfile import DataError
 
 HEADER = "ID\tQuestion Stem\tChoices\tComplete Question\tAnswer Key"
 

@@ -101,7 +101,7 @@ def test_wrong_checkpoint_folders(tmp_path):
 
 
 def _tree(context, steps):
-    from proofbook.data.entailmentbank import ProofStep
+    from proofbook.data.entailment_text import ProofStep
     return SimpleNamespace(context=context, steps=[ProofStep(tuple(p), c, t) for p, c, t in steps])
 
 

@@ -1,7 +1,7 @@
 """Claims in the wild on the real data: training-set cleaning, the replayed search, one claim end to end."""
 import pytest
 
-from proofbook.data.politifact import statement_key
+from proofbook.data.politifact_text import statement_key
 from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import load_data
 from proofbook.wild.pipeline import replay_pipeline

@@ -3,7 +3,7 @@ from datetime import date
 
 import pytest
 
-from proofbook.data.politifact import SearchResult
+from proofbook.data.politifact_search import SearchResult
 from proofbook.wild.search import (ClaimQuery, LiveSearch, LocalSearch, Page, ReplaySearch, SearchError,
                                    is_fact_check_url, snippet_date)
 

@@ -8,7 +8,7 @@ import pytest
 from proofbook.wild.veracity_metrics import confusion_matrix, mae, mae_by_label, soft_accuracy, veracity_metrics
 from proofbook.wild.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
                                      constant_predictions, liar_examples, remove_near_duplicates, selection_split)
-from proofbook.data.politifact import LABELS
+from proofbook.data.politifact_text import LABELS
 from proofbook.core.cache import ArtifactCache
 
 pytestmark = pytest.mark.unit

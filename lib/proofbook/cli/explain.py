@@ -118,7 +118,7 @@ def data_root(data_dir=None) -> Path:
 @contextmanager
 def reading_data(root: Path):
     """Turn a missing or malformed dataset file read inside the block into :class:`RefusedInput`."""
-    from proofbook.data.base import DataError
+    from proofbook.data.textfile import DataError
 
     try:
         yield

@@ -18,7 +18,7 @@ _FILES_READ: set[Path] = set()
 
 
 def record_read(path: os.PathLike | str) -> None:
-    """Note that this process read ``path`` (every reader does, through :func:`proofbook.data.base.iter_lines`)."""
+    """Note that this process read ``path`` (every reader does, through :func:`proofbook.data.textfile.iter_lines`)."""
     _FILES_READ.add(Path(path).resolve())
 
 

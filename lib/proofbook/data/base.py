@@ -2,8 +2,8 @@
 
 Every reader in :mod:`proofbook.data` reads a file in its *official* format from a data directory
 laid out like the official releases and returns typed records (dataclasses).  Every reader follows
-one rule: **bad input never passes silently.**  Each of these raises one :class:`DataError` that names
-the file, the line and the field:
+one rule: **bad input never passes silently.**  Each of these raises one
+:class:`~proofbook.data.textfile.DataError` that names the file, the line and the field:
 
 * an empty file, a file of blank lines only, a JSON list with no element, or a table with a header
   and no row ("no records");
@@ -19,16 +19,22 @@ the file, the line and the field:
 The line is the line of the record *in the file*.  For a JSON list written on one line (HoVer dev,
 FEVEROUS-S) the message also gives the record's position in the list and the character where the
 record starts (``file.json:1 (record 1500, character 912044): field 'uid': ...``), see
-:class:`RecordLine`.
+:class:`~proofbook.data.textfile.RecordLine`.
 
 Where the official data holds something irregular but valid (a duplicate id that the release itself
 contains, a five-option question), the reader keeps the record and counts it in ``.irregular``; a
 reader that must leave a record out counts it in ``.skipped`` (a :class:`SkipReport` the caller can
 print).  Each reader's docstring names what it keeps or counts; nothing is dropped without a count.
 
-Readers import all of this from here.  The error type and the strict UTF-8 line reading are defined in
-:mod:`proofbook.data.textfile`, the JSON decoder and the JSON-lines / JSON-list / JSON-object readers
-in :mod:`proofbook.data.jsonparse`.
+Where things live: this module holds what the readers share above the line level -- the data files'
+paths (:func:`dataset_file`, :func:`check_split`, :func:`present_splits`), the TSV reader
+(:func:`iter_tsv`), the field checks (:func:`require`, :func:`require_text`, :func:`require_label`,
+:func:`require_records`, :class:`UniqueIds`, :func:`unique_jsonl_records`), the result types
+(:class:`Records`, :class:`RecordMap`, :class:`SkipReport`) and the train/evaluation rule
+(:func:`in_evaluation_part`).
+The error type and the strict UTF-8 line reading are in :mod:`proofbook.data.textfile`, the JSON decoder
+and the JSON-lines / JSON-list / JSON-object readers in :mod:`proofbook.data.jsonparse`; readers import
+them from there.
 """
 from __future__ import annotations
 
@@ -40,9 +46,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from proofbook.core.paths import resolve_data_dir
-from proofbook.data.jsonparse import (JSON_DECODER, iter_json_array, iter_json_object, iter_jsonl, loads,
-                                      read_json)
-from proofbook.data.textfile import DataError, RecordLine, iter_lines, no_records, read_text
+from proofbook.data.jsonparse import iter_jsonl
+from proofbook.data.textfile import DataError, iter_lines, no_records
 
 
 @dataclass

@@ -6,8 +6,7 @@ that train Entailer (Tafjord et al. 2022) write slots ``"$proof$ ; $question$ = 
 Here are the proof-step record (:class:`ProofStep`) and the functions that parse and check these texts
 (:func:`parse_context`, :func:`parse_proof`, :func:`check_proof`, :func:`proof_depth`,
 :func:`parse_slots`); they raise :class:`ValueError`, which :mod:`proofbook.data.entailmentbank` turns
-into a :class:`~proofbook.data.base.DataError` naming the file, line and field.  That module imports
-every public name from here; use them from there.
+into a :class:`~proofbook.data.textfile.DataError` naming the file, line and field.
 """
 from __future__ import annotations
 

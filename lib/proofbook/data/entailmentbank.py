@@ -22,16 +22,20 @@ Official formats read here (folder ``entailmentbank``, repository paths with ``/
 * ``data__processed_data__angles__task_{1,2}__train.jsonl`` -- the same train questions in the
   model's text-to-text form ``{id, input, output, angle}``: input ``"$proof$ ; $question$ = ... ;
   $answer$ = ... ; $hypothesis$ = ... ; $context$ = sent1: ..."`` and output ``"$proof$ = <proof>"``
-  (:func:`parse_slots`).  Read into the same :class:`EntailmentTree` (depth and length computed from
-  the proof).  Five ids occur twice (one question, two accepted answers): both are kept and counted
-  in ``.irregular``.
+  (:func:`~proofbook.data.entailment_text.parse_slots`).  Read into the same :class:`EntailmentTree`
+  (depth and length computed from the proof).  Five ids occur twice (one question, two accepted
+  answers): both are kept and counted in ``.irregular``.
 * ``supporting_data__worldtree_corpus_sentences_extended.json`` -- one JSON object ``{fact id: text}``:
   WorldTree facts (ids like ``a0b9-0a12-2eb9-c50e``) plus EntailmentBank's additions
   (``ET_addon:N``); the placeholder ``ET_addon:0 = "DUMMY"`` is skipped and counted.
 
-Everything is imported from this module.  :class:`ProofStep` and the parsers of the context, proof and
-slot texts (:func:`parse_context`, :func:`parse_proof`, :func:`check_proof`, :func:`proof_depth`,
-:func:`parse_slots`) are defined in :mod:`proofbook.data.entailment_text`.
+Where things live: this module holds the tree, entailment and fact-table records, the parsers and
+readers of the three files, :func:`one_step_entailments`, :func:`worldtree_corpus` and :func:`describe`.
+The step record :class:`~proofbook.data.entailment_text.ProofStep` and the parsers of the context, proof
+and slot texts (:func:`~proofbook.data.entailment_text.parse_context`,
+:func:`~proofbook.data.entailment_text.parse_proof`, :func:`~proofbook.data.entailment_text.check_proof`,
+:func:`~proofbook.data.entailment_text.proof_depth`, :func:`~proofbook.data.entailment_text.parse_slots`)
+are in :mod:`proofbook.data.entailment_text`.
 """
 from __future__ import annotations
 
@@ -41,10 +45,12 @@ from pathlib import Path
 from typing import Iterable
 
 from proofbook.core.corpus import Corpus
-from proofbook.data.entailment_text import (HYPOTHESIS, ProofStep, check_proof, parse_context, parse_proof,
-                                            parse_slots, proof_depth)
-from proofbook.data.base import (DataError, Records, SkipReport, check_split, dataset_file, iter_json_object,
-                                 iter_jsonl, require, require_records, resolve_data_dir)
+from proofbook.core.paths import resolve_data_dir
+from proofbook.data.base import Records, SkipReport, check_split, dataset_file, require, require_records
+from proofbook.data.entailment_text import (HYPOTHESIS, ProofStep, check_proof, parse_context, parse_proof, parse_slots,
+                                            proof_depth)
+from proofbook.data.jsonparse import iter_json_object, iter_jsonl
+from proofbook.data.textfile import DataError
 
 FOLDER = "entailmentbank"
 SPLITS = ("train", "dev", "test")

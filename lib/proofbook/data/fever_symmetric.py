@@ -29,8 +29,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from proofbook.data.base import (DataError, Records, check_split, dataset_file, present_splits, require, require_label,
+from proofbook.data.base import (Records, check_split, dataset_file, present_splits, require, require_label,
                                  unique_jsonl_records)
+from proofbook.data.textfile import DataError
 
 SYMMETRIC_FOLDER = "fever_symmetric"
 SYMMETRIC_SPLITS = ("dev", "test")

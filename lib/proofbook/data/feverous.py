@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from proofbook.core.corpus import Corpus
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array,
-                                 present_splits, require, require_label)
+from proofbook.data.base import (Records, SkipReport, UniqueIds, check_split, dataset_file, present_splits, require,
+                                 require_label)
+from proofbook.data.jsonparse import iter_json_array
+from proofbook.data.textfile import DataError
 
 FEVEROUS_FOLDER = "feverous_s_gold_evidence"
 FEVEROUS_SPLITS = ("train", "dev", "test")

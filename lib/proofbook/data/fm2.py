@@ -32,8 +32,9 @@ from pathlib import Path
 from typing import Iterable
 
 from proofbook.core.corpus import Corpus
-from proofbook.data.base import (DataError, Records, check_split, dataset_file, present_splits, require, require_label,
+from proofbook.data.base import (Records, check_split, dataset_file, present_splits, require, require_label,
                                  unique_jsonl_records)
+from proofbook.data.textfile import DataError
 
 FM2_FOLDER = "fool_me_twice"
 FM2_SPLITS = ("train", "dev", "test")

@@ -10,7 +10,8 @@ Official formats (folder ``hover_multihop``):
 * ``hover_{split}_release_v1.1.json`` -- one JSON list.  Labelled splits hold
   ``{"uid", "claim", "supporting_facts": [[title, sentence_id], ...], "label", "num_hops", "hpqa_id"}``;
   the test split holds only ``uid`` and ``claim``.  The dev file is written on one line, the test file
-  pretty-printed; :func:`iter_json_array` names the line where each record starts in either case.
+  pretty-printed; :func:`~proofbook.data.jsonparse.iter_json_array` names the line where each record
+  starts in either case.
 * ``gold_negate_8-shot_2-retrieved-evidence_dev_gpt-3.5-turbo.jsonl`` (from ProgramFC) -- one line per
   SUPPORTED dev claim: ``original`` (the HoVer claim, exact string), ``mutated`` (an LLM-written refuted
   variant, unused here) and ``gold_evidence``: the intro paragraph of each gold page, newline-separated,
@@ -18,7 +19,7 @@ Official formats (folder ``hover_multihop``):
 
 The corpus (:func:`build_hover_corpus`): each paragraph is given one of its claim's distinct gold titles
 by the best one-to-one assignment (over all permutations; a claim has at most four) of a title-paragraph
-score, :func:`match_score`:
+score, :func:`~proofbook.data.hover_match.match_score`:
 
 * title words are compared after folding case and accents, unescaping HTML (``&amp;``) and dropping a
   trailing disambiguation such as ``(Fergie song)``; the page keeps its full title;
@@ -48,8 +49,11 @@ open with it; 2 ties (1 broken by order: two draw pages whose paragraphs name on
 0 conflicts; 1,396 dev claims are evaluable (all 978 SUPPORTED, 418 of 972 NOT_SUPPORTED).  Retrieval
 over this corpus is not comparable with the paper's full-Wikipedia numbers.
 
-The score and the assignment (:func:`match_score`, :func:`align_paragraphs` and the words they compare)
-are defined in :mod:`proofbook.data.hover_match` and imported here; use them from this module.
+Where things live: this module holds the claim and gold-paragraph records, their parsers and readers,
+the corpus (:func:`build_hover_corpus`, :class:`HoverMatchStats`) and :func:`describe`; the score and
+the assignment (:func:`~proofbook.data.hover_match.match_score`,
+:func:`~proofbook.data.hover_match.align_paragraphs` and the words they compare) are in
+:mod:`proofbook.data.hover_match`.
 """
 from __future__ import annotations
 
@@ -60,11 +64,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from proofbook.core.corpus import Corpus, split_sentences
-from proofbook.data.hover_match import (HEAD_SLACK, HEAD_WEIGHT, NEAR_MIN_LENGTH, NEAR_RATIO, OPENING_BONUS,
-                                        ParagraphAlignment, align_paragraphs, disambiguation_score, is_draw_page,
-                                        match_score, opens_with_title, strip_disambiguation, words)
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_json_array,
-                                 iter_jsonl, present_splits, require, require_label)
+from proofbook.data.base import (Records, SkipReport, UniqueIds, check_split, dataset_file, present_splits, require,
+                                 require_label)
+from proofbook.data.hover_match import align_paragraphs
+from proofbook.data.jsonparse import iter_json_array, iter_jsonl
+from proofbook.data.textfile import DataError
 
 HOVER_FOLDER = "hover_multihop"
 HOVER_SPLITS = ("train", "dev", "test")

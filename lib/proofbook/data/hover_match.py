@@ -6,7 +6,7 @@ them with :func:`align_paragraphs`, so that AdMIRaL's document recall (Aly & Vla
 measured on a closed corpus.  Here are the title-paragraph score (:func:`match_score`: title words found
 anywhere, among the opening words, an exact opening, the tennis draw-page rule), the words it compares
 (:func:`words`), and the search over permutations with its tie-breaks.  The rules are set out in the
-docstring of :mod:`proofbook.data.hover`, which imports every public name from here.
+docstring of :mod:`proofbook.data.hover`, which builds the corpus with them.
 """
 from __future__ import annotations
 

@@ -3,9 +3,9 @@
 Every JSON file of the datasets (HoVer, FEVEROUS-S, FM2, ClaimDecomp, EntailmentBank, WorldTree, ...) is
 read through these functions.  The decoder :data:`JSON_DECODER` treats a key repeated in one object and
 ``NaN``/``Infinity`` as errors (Python's ``json`` would keep the last key and accept the constants); every
-failure is a :class:`~proofbook.data.base.DataError` naming the file and the line, and inside a JSON list
-written on one line also the record and the character (:class:`~proofbook.data.base.RecordLine`).
-:mod:`proofbook.data.base` imports these functions from here, and readers use them from there.
+failure is a :class:`~proofbook.data.textfile.DataError` naming the file and the line, and inside a JSON
+list written on one line also the record and the character (:class:`~proofbook.data.textfile.RecordLine`).
+Readers import these functions from here.
 """
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ and no quoting: cells are split at tabs (as ``csv.QUOTE_NONE`` would), because s
 characters.  **LIAR-PLUS** (Alhindi et al. 2018; ``liar_plus/{train2,val2,test2}.tsv``)
 has 16 columns (:data:`LIAR_PLUS_COLUMNS`: a row index, LIAR's 14, the extracted justification) and was
 written by a CSV writer, so it is read with CSV quoting (:func:`iter_quoted_tsv`).  The records, the
-parsers and the column layout are here; :mod:`proofbook.data.politifact` imports the public ones and
-adds the readers that take a data directory.
+parsers and the column layout are here; the readers that take a data directory
+(:func:`~proofbook.data.politifact.read_liar`, :func:`~proofbook.data.politifact.read_liar_plus`) are in
+:mod:`proofbook.data.politifact`.
 """
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from proofbook.data.politifact_text import _ClassifierRecord, normalise_label
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, iter_lines, iter_tsv, no_records,
-                                 require_text)
+from proofbook.data.base import Records, SkipReport, UniqueIds, iter_tsv, require_text
+from proofbook.data.politifact_text import ClassifierRecord, normalise_label
+from proofbook.data.textfile import DataError, iter_lines, no_records
 
 #: LIAR's 14 columns (README of LIAR v1.0); the five counts include the current statement
 LIAR_COLUMNS = (
@@ -35,7 +36,7 @@ LIAR_PLUS_COLUMNS = ("row", *LIAR_COLUMNS, "justification")
 
 
 @dataclass(frozen=True)
-class LiarStatement(_ClassifierRecord):
+class LiarStatement(ClassifierRecord):
     """A LIAR statement. ``credit_counts`` follow :data:`CREDIT_ORDER` (``None``: all five cells empty)."""
 
     id: str

@@ -5,8 +5,8 @@ places and annotated the lexical relation of each edit and the relation after pr
 sentence's monotonicity, in a ``formula`` such as ``['ent_f*', 'ent_r']->['ent_r', 'ent_r']``.  The book
 uses them as gold data for operator composition in AdMIRaL's natural-logic proofs (Aly & Vlachos 2022,
 §3.2).  Here are the row record (:class:`Med2HopRow`), the formula parser (:func:`parse_med_2hop_formula`)
-and the file parser (:func:`parse_med_2hop`); :mod:`proofbook.data.nli` imports the public names and
-adds the reader that takes a data directory.
+and the file parser (:func:`parse_med_2hop`); the reader that takes a data directory
+(:func:`~proofbook.data.nli.read_med_2hop`) is in :mod:`proofbook.data.nli`.
 """
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from proofbook.data.base import Records, SkipReport, iter_tsv, require_label, require_text
 from proofbook.data.nli_labels import MED_2HOP_RELATIONS, MED_LABELS
-from proofbook.data.base import DataError, Records, SkipReport, iter_tsv, require_label, require_text
+from proofbook.data.textfile import DataError
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,9 @@ class Med2HopRow:
     ``keyword_edit`` is the index of the edit marked ``*``, None when no edit is marked);
     ``projected_relations`` the relations after projection through the sentence's monotonicity
     (right of ``->``; None in rows where the file has ``None``).  ``start_ends`` gives, per edit, the
-    token positions in sent1 and in sent2.  Labels are upper case (:data:`NLI_LABELS`);
-    ``new_label`` is the 2-hop pair's label, None where the file says ``None``.
+    token positions in sent1 and in sent2.  Labels are upper case
+    (:data:`~proofbook.data.nli_labels.NLI_LABELS`); ``new_label`` is the 2-hop pair's label, None where
+    the file says ``None``.
     """
 
     original_id: int

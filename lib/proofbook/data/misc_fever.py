@@ -37,8 +37,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from proofbook.core.corpus import Corpus
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
-                                 no_records, read_text, require, require_label, require_text)
+from proofbook.data.base import (Records, SkipReport, UniqueIds, check_split, dataset_file, require, require_label,
+                                 require_text)
+from proofbook.data.jsonparse import iter_jsonl
+from proofbook.data.textfile import DataError, no_records, read_text
 
 CLIMATE_FOLDER, CLIMATE_FILE = "climate_fever", "climate-fever.jsonl"
 CLIMATE_CLAIM_LABELS = ("SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO", "DISPUTED")

@@ -25,12 +25,14 @@ Official formats (all from ``Raldir/QA-NatVer``):
   gold: the "gold" columns are placeholders (the gold op is always ``=``) -> :func:`read_silver_proofs`.
 
 Operators: ``=`` equivalence, ``<`` forward entailment, ``>`` reverse entailment, ``!`` negation,
-``|`` alternation, ``#`` independence (:data:`OPERATORS`).
+``|`` alternation, ``#`` independence (:data:`~proofbook.data.proofver.OPERATORS`).
 
-Everything is imported from this module.  The proof notation (:data:`OPERATORS`, :data:`VERDICTS`,
-:class:`ProofStep`, :func:`parse_proof_string`, :func:`format_proof`) is defined in
-:mod:`proofbook.data.proofver`, the processed few-shot records and parser in
-:mod:`proofbook.data.natlog_processed`.
+Where things live: this module holds the ``.target`` and silver-proof records and parsers, every
+reader that takes a data directory (the processed few-shot files' too) and :func:`describe`.  The proof
+notation (:data:`~proofbook.data.proofver.OPERATORS`, :data:`~proofbook.data.proofver.VERDICTS`,
+:class:`~proofbook.data.proofver.ProofStep`, :func:`~proofbook.data.proofver.parse_proof_string`,
+:func:`~proofbook.data.proofver.format_proof`) is in :mod:`proofbook.data.proofver`, the processed
+few-shot records and parser in :mod:`proofbook.data.natlog_processed`.
 """
 from __future__ import annotations
 
@@ -39,12 +41,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from proofbook.data.natlog_processed import (VARIANT_BASE, FewshotExample, FewshotSetting, parse_fewshot_processed,
-                                             parse_fewshot_setting, split_evidence)
-from proofbook.data.proofver import (OPERATORS, VERDICTS, ProofStep, _OperatorSequence, format_proof, operator_counts,
-                                     parse_proof_string)
-from proofbook.data.base import (DataError, Records, SkipReport, dataset_file, iter_lines, require_label,
-                                 require_records, require_text, resolve_data_dir)
+from proofbook.core.paths import resolve_data_dir
+from proofbook.data.base import Records, SkipReport, dataset_file, require_label, require_records, require_text
+from proofbook.data.natlog_processed import FewshotSetting, parse_fewshot_processed, parse_fewshot_setting
+from proofbook.data.proofver import OPERATORS, OperatorSequence, ProofStep, operator_counts, parse_proof_string
+from proofbook.data.textfile import DataError, iter_lines
 
 FOLDER = "natlog_proofs_qanatver"
 FEWSHOT_TARGET_FILE = "train_with_ids_fewshot.target"
@@ -62,7 +63,7 @@ def _format_counts(counts: Counter) -> str:
 # --- few-shot targets (.target) ----------------------------------------------------------------
 
 @dataclass(frozen=True)
-class FewshotTarget(_OperatorSequence):
+class FewshotTarget(OperatorSequence):
     """One line of ``train_with_ids_fewshot.target``: a proof of FEVER train claim ``claim_id``.
 
     ``variant`` numbers the alternative proofs of the same claim (0, 1, ...) in file order; the
@@ -169,7 +170,7 @@ class SilverStep(ProofStep):
 
 
 @dataclass(frozen=True)
-class SilverProof(_OperatorSequence):
+class SilverProof(OperatorSequence):
     """The predicted proof of one FEVER claim: its steps in claim order; ``line`` is the first line."""
 
     claim_id: int

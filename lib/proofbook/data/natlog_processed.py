@@ -5,8 +5,9 @@ line of these files is one proof variant of a claim (:class:`FewshotExample`) wi
 their alternative parses, the chunk-to-evidence alignment and the ProoFVer proof as JSON triples.  The
 settings of a file (number of sampled claims, retrieval mode, number of evidence sentences, ...) are
 spelled out in its name (:func:`parse_fewshot_setting`).  The book trains the natural-logic proof
-generator of AdMIRaL (Aly & Vlachos 2022, §3.2) on them.  :mod:`proofbook.data.natlog` imports every
-public name from here and adds the readers that take a data directory.
+generator of AdMIRaL (Aly & Vlachos 2022, §3.2) on them.  The readers that take a data directory
+(:func:`~proofbook.data.natlog.fewshot_processed_files`,
+:func:`~proofbook.data.natlog.read_fewshot_processed`) are in :mod:`proofbook.data.natlog`.
 """
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proofbook.data.base import Records, SkipReport, UniqueIds, require, require_label
+from proofbook.data.jsonparse import iter_jsonl
 from proofbook.data.proofver import OPERATORS, VERDICTS, ProofStep
-from proofbook.data.base import DataError, Records, SkipReport, UniqueIds, iter_jsonl, require, require_label
+from proofbook.data.textfile import DataError
 
 #: a processed few-shot ``id`` is ``claim_id * VARIANT_BASE + variant``
 VARIANT_BASE = 10 ** 11

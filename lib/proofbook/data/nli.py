@@ -32,9 +32,11 @@ Official formats read here (folders under the data directory):
 * ``fracas_monalog/fracas_1_80.raw.txt`` -- one sentence per line (premises and hypotheses of FraCaS
   problems 1-80, no labels) -> :func:`read_fracas_sentences`.
 
-Everything is imported from this module.  The label vocabularies (:data:`NLI_LABELS`, :data:`MED_LABELS`,
-:data:`MED_2HOP_RELATIONS`) are defined in :mod:`proofbook.data.nli_labels`, the MED 2-hop record and
-parsers in :mod:`proofbook.data.med_2hop`.
+Where things live: this module holds the SICK, SciTail, MED, WiCE and FraCaS records and parsers,
+every reader that takes a data directory (MED 2-hop's too) and :func:`describe`.  The label vocabularies
+(:data:`~proofbook.data.nli_labels.NLI_LABELS`, :data:`~proofbook.data.nli_labels.MED_LABELS`,
+:data:`~proofbook.data.nli_labels.MED_2HOP_RELATIONS`) are in :mod:`proofbook.data.nli_labels`, the MED
+2-hop record and parsers in :mod:`proofbook.data.med_2hop`.
 """
 from __future__ import annotations
 
@@ -44,11 +46,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from proofbook.data.med_2hop import MED_2HOP_COLUMNS, Med2HopRow, parse_med_2hop, parse_med_2hop_formula
-from proofbook.data.nli_labels import CONTRADICTION, ENTAILMENT, MED_2HOP_RELATIONS, MED_LABELS, NEUTRAL, NLI_LABELS
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
-                                 iter_lines, iter_tsv, require, require_label, require_records, require_text,
-                                 resolve_data_dir)
+from proofbook.core.paths import resolve_data_dir
+from proofbook.data.base import (Records, SkipReport, UniqueIds, check_split, dataset_file, iter_tsv, require,
+                                 require_label, require_records, require_text)
+from proofbook.data.jsonparse import iter_jsonl
+from proofbook.data.med_2hop import parse_med_2hop
+from proofbook.data.nli_labels import ENTAILMENT, MED_LABELS, NEUTRAL, NLI_LABELS
+from proofbook.data.textfile import DataError, iter_lines
 
 SICK_FOLDER, SICK_FILE = "sick", "SICK.txt"
 SCITAIL_FOLDER = "scitail"

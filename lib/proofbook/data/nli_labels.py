@@ -4,8 +4,8 @@ Every :class:`~proofbook.data.nli.NliPair` (SICK, SciTail, MED) carries one of t
 (:data:`NLI_LABELS`); MED (Yanaka et al. 2019, the Monotonicity Entailment Dataset) writes them in
 MNLI's lower case (:data:`MED_LABELS`), and its 2-hop variant (Feng et al., Neural Natural Logic) names
 natural-logic relations that map to ProoFVer's operators (:data:`MED_2HOP_RELATIONS`), the operators of
-AdMIRaL's natural-logic proofs (Aly & Vlachos 2022, §3.2).  :mod:`proofbook.data.nli` imports them from
-here; use them from there.
+AdMIRaL's natural-logic proofs (Aly & Vlachos 2022, §3.2).  The readers that use them are in
+:mod:`proofbook.data.nli` and :mod:`proofbook.data.med_2hop`.
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ Chen, Kim, Sriram, Durrett & Choi (2023), *Complex claim verification with evide
 wild*, decompose a PolitiFact claim into yes/no subquestions, search the web for
 each, summarise the documents and judge the claim with a six-way classifier fed
 ``"{person} {venue} {claim} [SEP] {summaries}"``.  The three datasets read here share PolitiFact's
-six-point "Truth-O-Meter", kept in the paper's index order :data:`LABELS` (3-way variant: index // 2).
+six-point "Truth-O-Meter", kept in the paper's index order :data:`~proofbook.data.politifact_text.LABELS`
+(3-way variant: index // 2).
 
 Official formats read here:
 
@@ -12,13 +13,15 @@ Official formats read here:
   ``{"example_id", "label", "url", "claim", "person", "venue", "justification": [str],
   "full_article": [str], "annotations": [{"questions", "answers", "question_source", "statements",
   "statements_negate"}]}`` -- two annotators per claim, each with a list of yes/no questions.  The
-  venue reads ``"stated on March 24, 2015 in a mailer:"`` (:func:`split_venue`, :func:`claim_date`).
+  venue reads ``"stated on March 24, 2015 in a mailer:"``
+  (:func:`~proofbook.data.politifact_text.split_venue`, :func:`~proofbook.data.politifact_text.claim_date`).
   The paper's evaluation set (``test``) and the oracle condition (gold ``justification``).
 * **ClaimDecomp fine-tuning chats** (``claimdecomp/finetune_{train,val}.jsonl``): ``{"messages":
   [system, user, assistant]}``; the user turn is ``"{person} {venue}\\n{claim}"`` and the assistant
-  turn is every annotator's question joined with ``", "`` (:func:`split_question_list`).  ``train``
-  holds the 800 train claims (no label), ``val`` the 200 dev claims in ``dev.jsonl`` order.  Trains the
-  question generator (claim decomposition).
+  turn is every annotator's question joined with ``", "``
+  (:func:`~proofbook.data.politifact_text.split_question_list`).  ``train`` holds the 800 train claims
+  (no label), ``val`` the 200 dev claims in ``dev.jsonl`` order.  Trains the question generator (claim
+  decomposition).
 * **Cached web search** (``claimdecomp/derived_web_search_cache/``): ``websites_{gpt,mixtral}_icl.jsonl``
   line *i* is a bare JSON list of ``{"question", "url", "title", "snippet"}`` for line *i* of
   ``test.jsonl`` (no id); ``subquestions_{icl_gpt,icl_mixtral}.jsonl`` hold ``{"example_id", "claim",
@@ -28,33 +31,37 @@ Official formats read here:
 * **LIAR** (Wang 2017; ``liar/{train,valid,test}.tsv``): 14 tab-separated columns, no header, read
   with ``csv.QUOTE_NONE`` (statements contain quote characters): id (``"2635.json"``), label,
   statement, subjects (comma-separated), speaker (a slug such as ``"dwayne-bohac"``), job, state,
-  party, five credit-history counts (:data:`CREDIT_ORDER`), context (the venue, e.g. ``"a mailer"``).
+  party, five credit-history counts (:data:`~proofbook.data.liar.CREDIT_ORDER`), context (the venue,
+  e.g. ``"a mailer"``).
   Training data for the veracity classifier.
 * **LIAR-PLUS** (Alhindi et al. 2018; ``liar_plus/{train2,val2,test2}.tsv``): 16 columns: a row
   index, the 14 LIAR columns, then the extracted justification.  Unlike LIAR, this file was written
   by a CSV writer: a cell holding a quote character is wrapped in ``"..."`` with inner quotes doubled,
-  so it is read with CSV quoting (:func:`iter_quoted_tsv`).  Its statements are LIAR's as a quoting
-  CSV reader saw them: where LIAR's statement starts with ``"`` the quote characters differ (69 of the
-  1,284 ``val2`` rows; nothing else differs).  The ``.jsonl`` copy drops the venue and puts the state
-  in ``party``, so only the ``.tsv`` is read.
+  so it is read with CSV quoting (:func:`~proofbook.data.liar.iter_quoted_tsv`).  Its statements are
+  LIAR's as a quoting CSV reader saw them: where LIAR's statement starts with ``"`` the quote characters
+  differ (69 of the 1,284 ``val2`` rows; nothing else differs).  The ``.jsonl`` copy drops the venue and
+  puts the state in ``party``, so only the ``.tsv`` is read.
 
-The venue is normalised across datasets by :func:`venue_text`: ClaimDecomp's
-``"stated on March 24, 2015 in a mailer:"`` becomes ``"a mailer"`` (the date is kept apart by
-:func:`claim_date`), LIAR's ``"a mailer"`` stays as it is; so the classifier sees one form,
-``"{person} {venue} {claim}"`` (:func:`classifier_input`), whichever dataset a claim came from.
+The venue is normalised across datasets by :func:`~proofbook.data.politifact_text.venue_text`:
+ClaimDecomp's ``"stated on March 24, 2015 in a mailer:"`` becomes ``"a mailer"`` (the date is kept apart
+by :func:`~proofbook.data.politifact_text.claim_date`), LIAR's ``"a mailer"`` stays as it is; so the
+classifier sees one form, ``"{person} {venue} {claim}"``
+(:func:`~proofbook.data.politifact_text.classifier_input`), whichever dataset a claim came from.
 
 LIAR's copy of a statement has lost its quote characters and every non-ASCII character
 (``"Bush's"`` -> ``"Bushs"``), so ClaimDecomp claims that PolitiFact also published in LIAR are found
-with :func:`statement_key` (lower-cased, quotes and non-ASCII dropped, whitespace collapsed), not by
-plain string equality -- see :func:`liar_overlap`: 39 of the 200 dev and 26 of the 95 test claims of
+with :func:`~proofbook.data.politifact_text.statement_key` (lower-cased, quotes and non-ASCII dropped,
+whitespace collapsed), not by plain string equality -- see
+:func:`~proofbook.data.politifact_text.liar_overlap`: 39 of the 200 dev and 26 of the 95 test claims of
 this copy are LIAR train statements, all with the same label (the data README's stricter,
 punctuation-blind matching finds 22 and 22).  Remove them from classifier training data.
 
-Everything is imported from this module.  The LIAR and LIAR-PLUS records and parsers are defined in
-:mod:`proofbook.data.liar`, the search-cache and cached-subquestion parsers in
-:mod:`proofbook.data.politifact_search`, and the label, venue, speaker, classifier-input and
-question-list functions in :mod:`proofbook.data.politifact_text`; this module holds the ClaimDecomp
-records and parsers, every reader that takes a data directory, and :func:`describe`.
+Where things live: this module holds the ClaimDecomp records and parsers, every reader that takes a
+data directory (ClaimDecomp, LIAR, LIAR-PLUS, the search cache) and :func:`describe`.  The LIAR and
+LIAR-PLUS records, parsers and column layout are in :mod:`proofbook.data.liar`; the search-cache record
+and the search-cache and cached-subquestion parsers in :mod:`proofbook.data.politifact_search`; the
+labels, venue, date, speaker, classifier-input, statement-key and question-list functions in
+:mod:`proofbook.data.politifact_text`.  Import each name from the module that defines it.
 """
 from __future__ import annotations
 
@@ -65,16 +72,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from proofbook.data.liar import (CREDIT_ORDER, LIAR_COLUMNS, LIAR_PLUS_COLUMNS, LiarPlusStatement, LiarStatement,
-                                 iter_quoted_tsv, parse_liar, parse_liar_plus)
-from proofbook.data.politifact_search import (SearchResult, record_example_id, parse_cached_subquestions,
-                                              parse_search_cache)
-from proofbook.data.politifact_text import (LABELS, _ClassifierRecord, claim_date, classifier_input, clean_question,
-                                            label_counts, label_index, liar_overlap, make_date, normalise_label,
-                                            person_text, split_question_list, split_venue, statement_key,
-                                            three_way_index, venue_text)
-from proofbook.data.base import (DataError, RecordMap, Records, SkipReport, UniqueIds, check_split, dataset_file,
-                                 iter_jsonl, require, require_text, resolve_data_dir)
+from proofbook.core.paths import resolve_data_dir
+from proofbook.data.base import (RecordMap, Records, SkipReport, UniqueIds, check_split, dataset_file, require,
+                                 require_text)
+from proofbook.data.jsonparse import iter_jsonl
+from proofbook.data.liar import parse_liar, parse_liar_plus
+from proofbook.data.politifact_search import parse_cached_subquestions, parse_search_cache, record_example_id
+from proofbook.data.politifact_text import (ClassifierRecord, claim_date, clean_question, label_counts, liar_overlap,
+                                            normalise_label, split_question_list, venue_text)
+from proofbook.data.textfile import DataError
 
 CLAIMDECOMP_FOLDER = "claimdecomp"
 CACHE_FOLDER = "claimdecomp/derived_web_search_cache"
@@ -99,7 +105,7 @@ SUBQUESTION_FILES = {
 # --- records ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ClaimDecompClaim(_ClassifierRecord):
+class ClaimDecompClaim(ClassifierRecord):
     """A ClaimDecomp claim with its label, PolitiFact justification, article and annotated questions.
 
     ``subquestions`` are all annotators' ``questions`` in order (:func:`clean_question`, empty ones

@@ -5,7 +5,8 @@ copy stands in for the paper's Bing search with cached results.  ``websites_{gpt
 line *i* is a bare JSON list of ``{"question", "url", "title", "snippet"}`` (:class:`SearchResult`) for
 line *i* of the claims file, with no id (:func:`parse_search_cache`); ``subquestions_*.jsonl`` hold
 the questions an LLM generated per ``example_id``, in one of two schemas (:func:`parse_cached_subquestions`).
-:mod:`proofbook.data.politifact` imports the public names and adds the readers that take a data directory.
+The readers that take a data directory (:func:`~proofbook.data.politifact.read_search_cache`,
+:func:`~proofbook.data.politifact.read_cached_subquestions`) are in :mod:`proofbook.data.politifact`.
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from proofbook.data.base import RecordMap, SkipReport, require, require_records
+from proofbook.data.jsonparse import iter_jsonl, loads
 from proofbook.data.politifact_text import clean_question, split_question_list
-from proofbook.data.base import (DataError, RecordMap, SkipReport, iter_jsonl, iter_lines, loads, require,
-                                 require_records)
+from proofbook.data.textfile import DataError, iter_lines
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ retrieved in the wild*): PolitiFact's six-point Truth-O-Meter in the paper's ind
 (:func:`split_venue`), a speaker slug as words (:func:`person_text`), the classifier input
 ``"{person} {venue} {claim}"`` (:func:`classifier_input`), the key that finds a claim in LIAR's
 quote-less copy (:func:`statement_key`), and the splitting of a ``", "``-joined list of questions
-(:func:`split_question_list`).  :class:`_ClassifierRecord` gives the ClaimDecomp and LIAR records their
-``label_index``, ``venue_text`` and ``classifier_input``.  :mod:`proofbook.data.politifact` imports all
-public names from here; use them from there.
+(:func:`split_question_list`).  :class:`ClassifierRecord` gives the ClaimDecomp and LIAR records their
+``label_index``, ``venue_text`` and ``classifier_input``.  Those records and their parsers are in
+:mod:`proofbook.data.politifact` (ClaimDecomp) and :mod:`proofbook.data.liar` (LIAR, LIAR-PLUS).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from collections import Counter
 from datetime import date
 from typing import Any, Iterable
 
-from proofbook.data.base import DataError
+from proofbook.data.textfile import DataError
 
 #: PolitiFact's Truth-O-Meter in the paper's index order (MAE and soft accuracy use these indices)
 LABELS = ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
@@ -194,7 +194,7 @@ def clean_question(text: str) -> str:
 
 # --- the records' derived fields -------------------------------------------------------------
 
-class _ClassifierRecord:
+class ClassifierRecord:
     """``label_index``, ``venue_text`` and ``classifier_input`` of a PolitiFact record (ClaimDecomp, LIAR).
 
     A record keeps one of :data:`LABELS` in ``label`` and names its speaker, venue and claim fields by

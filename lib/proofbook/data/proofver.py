@@ -4,9 +4,10 @@ A ProoFVer proof (Krishna, Riedel & Vlachos 2022) is a sequence of triples ``{ c
 span ] OP``; each operator is one of MacCartney's six natural-logic relations (:data:`OPERATORS`), and
 the verdicts (:data:`VERDICTS`) are the states of the automaton that AdMIRaL's sufficiency check
 (Aly & Vlachos 2022, §3.2) runs over the operators.  Here are the step record (:class:`ProofStep`),
-the parser and writer of proof strings (:func:`parse_proof_string`, :func:`format_proof`) and
-:func:`operator_counts`.  :mod:`proofbook.data.natlog` imports every public name from here; use them
-from there.
+the parser and writer of proof strings (:func:`parse_proof_string`, :func:`format_proof`),
+:func:`operator_counts` and :class:`OperatorSequence` (the ``operators`` of a record of steps).  The
+readers of the files written in it are in :mod:`proofbook.data.natlog` and
+:mod:`proofbook.data.natlog_processed`.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from proofbook.data.base import DataError
+from proofbook.data.textfile import DataError
 
 #: the six natural-logic operators of ProoFVer, symbol -> name (in the papers' order)
 OPERATORS: dict[str, str] = {
@@ -107,7 +108,7 @@ def operator_counts(steps_per_proof) -> Counter:
     return Counter(step.operator for steps in steps_per_proof for step in steps)
 
 
-class _OperatorSequence:
+class OperatorSequence:
     """The ``operators`` of a record whose ``steps`` are :class:`ProofStep` records, in step order."""
 
     @property

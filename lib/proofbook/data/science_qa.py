@@ -30,8 +30,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from proofbook.data.base import (DataError, Records, SkipReport, UniqueIds, check_split, dataset_file, iter_jsonl,
-                                 iter_tsv, require, require_label, require_text, resolve_data_dir)
+from proofbook.core.paths import resolve_data_dir
+from proofbook.data.base import (Records, SkipReport, UniqueIds, check_split, dataset_file, iter_tsv, require,
+                                 require_label, require_text)
+from proofbook.data.jsonparse import iter_jsonl
+from proofbook.data.textfile import DataError
 
 OBQA_FOLDER = "openbookqa"
 QASC_FOLDER = "qasc"

@@ -4,8 +4,8 @@
 official format; it names the file, the line and the field.  :class:`RecordLine` is the line number of a
 record inside a JSON list (HoVer dev, FEVEROUS-S), which also gives the record's position and character.
 :func:`iter_lines` and :func:`read_text` decode a file strictly as UTF-8, line by line, so a bad byte names
-its line.  All of them are used through :mod:`proofbook.data.base`, which imports them from here; the JSON
-readers built on them are in :mod:`proofbook.data.jsonparse`.
+its line.  Readers import them from here; the JSON readers built on them are in
+:mod:`proofbook.data.jsonparse`, the checks shared above the line level in :mod:`proofbook.data.base`.
 """
 from __future__ import annotations
 

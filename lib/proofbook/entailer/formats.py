@@ -15,7 +15,7 @@ and normalising their probabilities (:func:`boolean_targets`).  Everything here 
 same strings go to a local ``allenai/entailer-large`` checkpoint and to the models trained in this
 book (the premise generator is trained on exactly these inputs and targets).
 
-Parsing reuses :func:`proofbook.data.entailmentbank.parse_slots` (the reader of EntailmentBank's
+Parsing reuses :func:`proofbook.data.entailment_text.parse_slots` (the reader of EntailmentBank's
 text-to-text files).  Bad text raises :class:`FormatError` quoting it.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from proofbook.data.entailmentbank import parse_slots
+from proofbook.data.entailment_text import parse_slots
 
 PREMISE = "[PREMISE]"
 PROOF, VALID, IMPLIED = "proof", "valid", "implied"

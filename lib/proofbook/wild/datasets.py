@@ -15,6 +15,7 @@ import numpy as np
 
 from proofbook.core.paths import resolve_data_dir
 from proofbook.data import politifact as pf
+from proofbook.data.politifact_text import label_counts
 from proofbook.wild.search import Page
 
 
@@ -65,11 +66,11 @@ def load_data(data_dir: os.PathLike | str | None = None, split: str | None = Non
 
 def data_summary(data: WildData) -> list[dict]:
     """One row per file read, for the notebooks' data table."""
-    rows = [{"data": f"claimdecomp {s}", "claims": len(c), "labels": pf.label_counts(x.label for x in c)}
+    rows = [{"data": f"claimdecomp {s}", "claims": len(c), "labels": label_counts(x.label for x in c)}
             for s, c in data.claimdecomp.items()]
-    rows += [{"data": f"liar {s}", "claims": len(c), "labels": pf.label_counts(x.label for x in c)} for s, c in data.liar.items()]
+    rows += [{"data": f"liar {s}", "claims": len(c), "labels": label_counts(x.label for x in c)} for s, c in data.liar.items()]
     rows.append({"data": "liar_plus val2", "claims": len(data.liar_plus_val2),
-                 "labels": pf.label_counts(x.label for x in data.liar_plus_val2)})
+                 "labels": label_counts(x.label for x in data.liar_plus_val2)})
     rows.append({"data": "claimdecomp finetune_train", "claims": len(data.finetune_train),
                  "labels": f"{sum(len(e.subquestions) for e in data.finetune_train):,} annotated questions, no labels"})
     rows.append({"data": "search cache (websites_gpt_icl)", "claims": len(data.search_cache),

@@ -36,7 +36,8 @@ from typing import Mapping, Protocol, Sequence
 from proofbook.core.codecs import object_codec
 from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import BATCHING_VERSION, TrainConfig
-from proofbook.data.politifact import ClaimDecompFinetuneExample, clean_question
+from proofbook.data.politifact import ClaimDecompFinetuneExample
+from proofbook.data.politifact_text import clean_question
 from proofbook.models.llm import ChatClient
 from proofbook.models.seq2seq import Seq2Seq
 

@@ -21,7 +21,7 @@ Three backends share one interface, ``backend.search(claim, questions) -> Search
   ``PROOFBOOK_SEARCH_URL`` / ``PROOFBOOK_SEARCH_KEY``; tested only against a fake server on 127.0.0.1.
 
 The claim date comes from the ClaimDecomp venue (``"stated on March 24, 2015 in a mailer:"``,
-:func:`proofbook.data.politifact.claim_date`).  A claim whose date cannot be read is not an error (the
+:func:`proofbook.data.politifact_text.claim_date`).  A claim whose date cannot be read is not an error (the
 reference code crashes there): the time filter is skipped for it and :attr:`SearchOutcome.message`
 says so.  Pages of one claim are de-duplicated by URL (the first question that found a page keeps it).
 """
@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Iterable, Mapping, Protocol, Sequence
 
-from proofbook.data.politifact import SearchResult, make_date, claim_date
+from proofbook.data.politifact_search import SearchResult
+from proofbook.data.politifact_text import claim_date, make_date
 from proofbook.index.bm25 import BM25, tokenize
 
 PAGES_PER_QUESTION = 10

@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from proofbook.core import intervals
-from proofbook.data import politifact as pf
+from proofbook.data.politifact_text import LABELS
 from proofbook.models.llm import endpoint_configured
 from proofbook.wild.datasets import WildData
 from proofbook.wild.decomposition import LLMQuestions, default_shots
@@ -69,8 +69,8 @@ def predictions_frame(probabilities: dict[str, np.ndarray]):
     """Label probabilities per condition (rows) in the paper's label order (columns), with the prediction."""
     import pandas as pd
 
-    frame = pd.DataFrame({system: p for system, p in probabilities.items()}, index=list(pf.LABELS)).T
-    frame["prediction"] = frame[list(pf.LABELS)].idxmax(axis=1)
+    frame = pd.DataFrame({system: p for system, p in probabilities.items()}, index=list(LABELS)).T
+    frame["prediction"] = frame[list(LABELS)].idxmax(axis=1)
     return frame
 
 
@@ -110,9 +110,9 @@ def mae_by_label_frame(run: Run, systems: Sequence[str], dataset: str = "claimde
         p = run.predictions[(dataset, split, system)]
         gold, predicted = np.asarray(p["gold"]), np.asarray(p["predicted"])
         for label, (value, n) in mae_by_label(p["gold"], p["predicted"]).items():
-            table.setdefault((pf.LABELS[label], n), {})[system] = value
+            table.setdefault((LABELS[label], n), {})[system] = value
             errors = np.abs(predicted[gold == label] - label).astype(float).tolist()
             rows += intervals.mean_rows(dict(dataset=dataset, split=split, system=system),
-                                        f"mae/{pf.LABELS[label]}", errors, seed)
+                                        f"mae/{LABELS[label]}", errors, seed)
     index = pd.MultiIndex.from_tuples(list(table), names=["gold label", "claims"]) if table else None
     return pd.DataFrame(list(table.values()), index=index, columns=list(systems)), rows

@@ -3,7 +3,7 @@
 Chen et al. (2023), §3.5: DeBERTa-large reads
 ``"{person} {venue} {claim} [SEP] {summaries}"`` (max 512 tokens) and predicts one of six labels, in the
 index order ``pants-fire, false, barely-true, half-true, mostly-true, true``
-(:data:`proofbook.data.politifact.LABELS`); lr 3e-5, batch 8 x 2, up to 25 epochs; the checkpoint with
+(:data:`proofbook.data.politifact_text.LABELS`); lr 3e-5, batch 8 x 2, up to 25 epochs; the checkpoint with
 the lowest dev MAE is kept.
 
 Here (departures, each forced by this machine or this copy of the data):
@@ -11,7 +11,7 @@ Here (departures, each forced by this machine or this copy of the data):
 * **Model**: MiniLM (all-MiniLM-L6-v2, 22M parameters) as a :class:`proofbook.models.cross_encoder.CrossEncoder`
   on the pair ``(classifier_input(person, venue, claim), evidence)``, which the tokenizer encodes as
   ``[CLS] {person} {venue} {claim} [SEP] {evidence} [SEP]``; the venue is normalised across LIAR and
-  ClaimDecomp (:func:`proofbook.data.politifact.classifier_input`).  ``max_length``, epochs, batch size and
+  ClaimDecomp (:func:`proofbook.data.politifact_text.classifier_input`).  ``max_length``, epochs, batch size and
   lr are :class:`VeracitySettings` (chosen so the chapter fits its time budget on two CPU cores).
 * **Training data**: ClaimDecomp's 800 labelled train claims are not in this copy; the claim-only model
   trains on LIAR train, the evidence model on claims paired with justification-like evidence (LIAR-PLUS
@@ -26,7 +26,7 @@ Here (departures, each forced by this machine or this copy of the data):
   LIAR-PLUS alike, so that the ``justification`` oracle measures the fact-checker's *reasons*, not a
   read-off label.  The paper does not say whether it kept them; with them, the oracle is trivial.
 * **Near-duplicates**: every training set has the near-duplicates of every evaluation claim removed
-  (:func:`remove_near_duplicates`; same :func:`proofbook.data.politifact.statement_key`), and the count is
+  (:func:`remove_near_duplicates`; same :func:`proofbook.data.politifact_text.statement_key`), and the count is
   reported.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ from proofbook.core.cache import fingerprint
 from proofbook.core.corpus import split_sentences
 from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import BATCHING_VERSION, TrainConfig, set_seed
-from proofbook.data.politifact import LABELS, classifier_input, statement_key
+from proofbook.data.politifact_text import LABELS, classifier_input, statement_key
 from proofbook.models.cross_encoder import CrossEncoder
 from proofbook.wild.veracity_metrics import mae, veracity_metrics
 

@@ -36,6 +36,7 @@ from proofbook.core.codecs import json_codec
 from proofbook.core.examples import by_id
 from proofbook.core.settings import ComponentSettings
 from proofbook.data import politifact as pf
+from proofbook.data.politifact_text import LABELS
 from proofbook.index.dense import SentenceEmbedder
 from proofbook.wild.datasets import WildData
 from proofbook.wild.decomposition import (AnnotatedQuestions, GeneratorSettings, TrainedQuestionGenerator,
@@ -346,8 +347,8 @@ def flipped_claims(run: Run, data: WildData, system: str = "web-summaries") -> l
     for claim_id, gold, before, after in zip(a["ids"], a["gold"], a["predicted"], b["predicted"]):
         if before != after:
             claim = claims[claim_id]
-            rows.append({"claim id": str(claim.example_id), "claim": claim.claim, "gold": pf.LABELS[gold], "claim-only": pf.LABELS[before],
-                         system: pf.LABELS[after], "closer": abs(after - gold) < abs(before - gold),
+            rows.append({"claim id": str(claim.example_id), "claim": claim.claim, "gold": LABELS[gold], "claim-only": LABELS[before],
+                         system: LABELS[after], "closer": abs(after - gold) < abs(before - gold),
                          "evidence": run.evidence.get(system, {}).get(claim_id.split(":", 1)[1], "")})
     return rows
 
@@ -362,7 +363,7 @@ def claim_predictions(run: Run, data: WildData, example_id: str) -> list[dict]:
     for (dataset, split, system), p in run.predictions.items():
         if (dataset, split) == ("claimdecomp", "test") and wanted in p["ids"]:
             i = list(p["ids"]).index(wanted)
-            rows.append({"condition": system, "gold": pf.LABELS[p["gold"][i]], "predicted": pf.LABELS[p["predicted"][i]],
+            rows.append({"condition": system, "gold": LABELS[p["gold"][i]], "predicted": LABELS[p["predicted"][i]],
                          "evidence": run.evidence.get(system, {}).get(str(claim.example_id), "")})
     if not rows:
         raise ValueError(f"example_id {example_id!r}: this run has no prediction for that claim (limit?)")

@@ -14,7 +14,7 @@ REFUTES      R   NEI   S   NEI   R   NEI
 ==========  ===  ===  ===  ===  ===  ===
 
 NOT ENOUGH INFO absorbs.  The parsing of the textual format is the data reader's
-(:func:`proofbook.data.natlog.parse_proof_string`, :class:`~proofbook.data.natlog.ProofStep`); this module
+(:func:`proofbook.data.proofver.parse_proof_string`, :class:`~proofbook.data.proofver.ProofStep`); this module
 adds what a proof *means*: :class:`Proof` checks that every claim span occurs in the claim (in claim
 order), runs the automaton (:func:`automaton_path`, :func:`verdict`) and renders the proof as plain text
 (:meth:`Proof.to_text`) and as HTML for the book (:meth:`Proof.to_html`: claim spans aligned to evidence
@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from proofbook.data.natlog import OPERATORS, VERDICTS, ProofStep, format_proof, parse_proof_string
+from proofbook.data.proofver import OPERATORS, VERDICTS, ProofStep, format_proof, parse_proof_string
 
 __all__ = [
     "OPERATORS", "VERDICTS", "SUPPORTS", "REFUTES", "NEI", "TRANSITIONS", "OPERATOR_WORDS", "ProofStep",

@@ -39,7 +39,8 @@ from proofbook.core.codecs import object_codec
 from proofbook.core.settings import ComponentSettings
 from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.data.fever_symmetric import fever_symmetric_claim_ids
-from proofbook.data.natlog import OPERATORS, read_fewshot_processed, read_fewshot_targets, read_silver_proofs
+from proofbook.data.natlog import read_fewshot_processed, read_fewshot_targets, read_silver_proofs
+from proofbook.data.proofver import OPERATORS
 from proofbook.models.cross_encoder import CrossEncoder
 
 LABELS = tuple(OPERATORS)

@@ -1,6 +1,6 @@
 """Every notebook runs end to end with ``smoke=True`` on the real data, once per test session.
 
-Each is executed through the runner (papermill) by the ``smoke_run`` fixture (``tests/conftest.py``),
+Each is executed through the runner (papermill) by the ``smoke_run`` fixture (``tests/smoke_runs.py``),
 with figures and results written to a temporary folder -- never over the committed ones -- and checked
 through its results JSON.  The chapters' own tests (``tests/<paper>/``) check the rows each one must
 write, from the same execution.  The introduction is also replayed with nbval-lax, which executes the

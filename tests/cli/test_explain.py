@@ -1,6 +1,6 @@
 """``python -m proofbook explain``: each paper's explainer with smoke models, its JSON keys, and bad input.
 
-The smoke explainers reuse the model cache of the chapters' smoke runs (``smoke_run``, tests/conftest.py):
+The smoke explainers reuse the model cache of the chapters' smoke runs (``smoke_run``, tests/smoke_runs.py):
 the same smoke settings and data give the same cache keys, so nothing is trained twice.  Each explainer runs
 on a dev and a test example of every dataset it reads (AdMIRaL: HoVer dev and test, FEVEROUS-S dev; Entailer:
 OBQA dev; claims in the wild: a ClaimDecomp dev claim without cached questions and a test claim with them).

@@ -1,6 +1,6 @@
 """The Entailer chapters run end to end with ``smoke=True`` on the real data, and write the rows results.md names.
 
-Each chapter is executed once per session by the ``smoke_run`` fixture (``tests/conftest.py``: the runner,
+Each chapter is executed once per session by the ``smoke_run`` fixture (``tests/smoke_runs.py``: the runner,
 results and figures in a temporary folder, one shared temporary model cache); here its results JSON is checked.
 """
 

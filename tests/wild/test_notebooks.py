@@ -1,6 +1,6 @@
 """The claims-in-the-wild chapters run end to end with ``smoke=True`` on the real data.
 
-Each notebook is executed once per session by the ``smoke_run`` fixture (``tests/conftest.py``: the
+Each notebook is executed once per session by the ``smoke_run`` fixture (``tests/smoke_runs.py``: the
 runner, results and figures in a temporary folder, a temporary model cache, no LLM endpoint); here its
 results JSON is checked: ``02_experiments`` must write every row named in ``results.md``.
 """

@@ -1,6 +1,6 @@
 """The natural-logic chapters (admiral/05, admiral/06) run end to end in smoke mode on the real data.
 
-Executed once per session by the ``smoke_run`` fixture (tests/conftest.py); here the results file is checked
+Executed once per session by the ``smoke_run`` fixture (tests/smoke_runs.py); here the results file is checked
 against results.md's names.
 """
 import pytest

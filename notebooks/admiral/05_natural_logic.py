@@ -163,6 +163,17 @@ accuracy = sum(g == p for g, p in zip(heldout_gold, heldout_pred)) / len(heldout
 for op, row in scores.iterrows():
     results.add("qanatver-heldout", "heldout", "operator-model", f"precision/{op}", row["precision"], len(heldout_pred))
     results.add("qanatver-heldout", "heldout", "operator-model", f"recall/{op}", row["recall"], int(row["support"]))
+glue("operator_accuracy", f"{accuracy:.3f}", display=False)
+glue("excluded_claims", data.excluded_claims, display=False)
+glue("max_per_operator", settings.operators.max_per_operator, display=False)
+glue("heldout_per_operator", settings.operators.heldout_per_operator, display=False)
+scores.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"})
+
+# %% [markdown]
+# The same held-out pairs decided by the lexical baseline's WordNet rules (`lexical_operator`), and the
+# accuracy of both with the paired difference's 95% interval (system `operator-model-vs-lexical`):
+
+# %%
 lexical_pred = [lexical_operator(x.claim_span, x.evidence_span) for x in data.heldout]
 lexical_accuracy = sum(g == p for g, p in zip(heldout_gold, lexical_pred)) / len(heldout_gold)
 correct = {"operator-model": [float(g == p) for g, p in zip(heldout_gold, heldout_pred)],
@@ -172,17 +183,10 @@ for system, values in correct.items():
     results.extend(intervals.mean_rows({**base, "system": system}, "accuracy", values, seed))
 results.extend(intervals.difference_rows(base, "operator-model", "lexical", "accuracy", correct["operator-model"],
                                          correct["lexical"], seed))
-glue("operator_vs_lexical", "{:+.3f} (95% interval {:+.3f} to {:+.3f})".format(
-    results.value("qanatver-heldout", "heldout", "operator-model-vs-lexical", "accuracy"),
-    results.value("qanatver-heldout", "heldout", "operator-model-vs-lexical", "accuracy" + intervals.LOW),
-    results.value("qanatver-heldout", "heldout", "operator-model-vs-lexical", "accuracy" + intervals.HIGH)),
-    display=False)
-glue("operator_accuracy", f"{accuracy:.3f}", display=False)
+difference = [results.value("qanatver-heldout", "heldout", "operator-model-vs-lexical", "accuracy" + bound)
+              for bound in ("", intervals.LOW, intervals.HIGH)]
+glue("operator_vs_lexical", "{:+.3f} (95% interval {:+.3f} to {:+.3f})".format(*difference), display=False)
 glue("lexical_accuracy", f"{lexical_accuracy:.3f}", display=False)
-glue("excluded_claims", data.excluded_claims, display=False)
-glue("max_per_operator", settings.operators.max_per_operator, display=False)
-glue("heldout_per_operator", settings.operators.heldout_per_operator, display=False)
-scores.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"})
 
 # %%
 matrix = operators.confusion_matrix(heldout_gold, heldout_pred)
@@ -277,6 +281,11 @@ predicted = {"operator-model-aligned": [p == "#" for p in aligned_proofs.heldout
              "operator-model": [p == "#" for p in prover.operator_model.predict([(x.claim_span, x.evidence_span)
                                                                                   for x in held])],
              "lexical": [lexical_operator(x.claim_span, x.evidence_span) == "#" for x in held]}
+
+# %% [markdown]
+# Recall and precision of `#` on these pairs, for the context model, the span model and the lexical rules:
+
+# %%
 independence_rows = []
 for system, said in predicted.items():
     tp = sum(g and p for g, p in zip(held_gold, said))
@@ -384,76 +393,100 @@ results.save()
 # %% [markdown]
 # ## Exercises
 #
-# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# Rerun the chapter with the project's runner, and send its outputs elsewhere, so that the book's results,
 # figures and executed copy stay as they are:
 # `python -m proofbook run notebooks/admiral/05_natural_logic.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/05_natural_logic.ipynb`,
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
 # notebook and run the copy the same way.  Exercises 1 to 4 reuse the cached models; exercise 5 retrains.
+
+# %% [markdown]
+# ### 1. Run the automaton by hand
 #
-# 1. **Run the automaton by hand.** Using only the transition table, work out the verdicts of the operator
-#    sequences `= ! >`, `= > !`, `! !` and `! <`.  Then add a cell after the transition table and check each
-#    with `natlog.automaton_path(["=", "!", ">"])` and so on.  Next, before printing them, predict what the
-#    few-shot proofs on which the automaton disagrees with the file's verdict have in common, and list them
-#    in a cell placed after the one that defines `firsts`:
-#    `[(e.claim_id, e.verdict, [s.operator for s in e.steps]) for e in firsts if natlog.verdict(s.operator for s in e.steps) != e.verdict]`.
-#    The glued `fewshot_agreement` and the row `verdict_acc` of `natlog-automaton` on `qanatver-fewshot` give
-#    the share that agree.
+# Using only the transition table, work out the verdicts of the operator sequences `= ! >`, `= > !`, `! !` and
+# `! <`.  Then add a cell after the transition table and check each with `natlog.automaton_path(["=", "!", ">"])`
+# and so on.
 #
-#    :::{dropdown} Hint
-#    NOT ENOUGH INFO absorbs, and the same operator leads to different states from SUPPORTS and from REFUTES,
-#    so order matters.  For the disagreements, look at which operators end in NOT ENOUGH INFO and what verdict
-#    the file gives.
-#    :::
+# Next, before printing them, predict what the few-shot proofs on which the automaton disagrees with the file's
+# verdict have in common.  Then list them in a cell placed after the one that defines `firsts`:
+# `[(e.claim_id, e.verdict, [s.operator for s in e.steps]) for e in firsts if natlog.verdict(s.operator for s in e.steps) != e.verdict]`.
+# The glued `fewshot_agreement` and the row `verdict_acc` of `natlog-automaton` on `qanatver-fewshot` give the
+# share that agree.
 #
-# 2. **Label the pairs yourself.** Rerun with `-p sample_seed 1 -p n_examples 6` for other claims (or
-#    `-p example_id ID` with an id from the `claim` column of the alignment table; if the chapter does not
-#    hold that id, the error message names some it does).  Before looking at the two operator columns of the
-#    alignment table, write down your own operator for each pair of chunk and evidence span.  Then count the
-#    pairs on which you, `operator model` and `lexical` disagree, and which operators are involved; the
-#    rendered proofs show where each disagreement sends the automaton.
+# :::{dropdown} Hint
+# NOT ENOUGH INFO absorbs.  The same operator leads to different states from SUPPORTS and from REFUTES, so order
+# matters.  For the disagreements, look at which operators end in NOT ENOUGH INFO and what verdict the file
+# gives.
+# :::
+
+# %% [markdown]
+# ### 2. Label the pairs yourself
 #
-#    :::{dropdown} Hint
-#    The lexical rules are listed in the docstring of `proofbook.admiral.prover.lexical` (names and numbers that differ
-#    give `|`, a claim word with no WordNet relation gives `#`).  The operator model imitates QA-NatVer's silver
-#    proofs, in which `=` is by far the most common operator.
-#    :::
+# Rerun with `-p sample_seed 1 -p n_examples 6` for other claims.  Or use `-p example_id ID` with an id from the
+# `claim` column of the alignment table; if the chapter does not hold that id, the error message names some it
+# does.
 #
-# 3. **Alignment without the word-overlap bonus.** In the alignment cell, before the loop, create
-#    `aligner = Aligner(overlap_weight=0.0)` (import `Aligner` from `proofbook.admiral.prover.alignment`;
-#    `overlap_weight` is 0.3 by default), and in the loop replace `prover.aligner.align(...)` by
-#    `aligner.align(...)` with the same arguments.  Only the table and the built proofs
-#    below it change, not the trained models.  Predict which chunks will get a different evidence span (names?
-#    function words?), how the `similarity` column will move, and whether the `lexical` column will show more
-#    `#`.
+# Before looking at the two operator columns of the alignment table, write down your own operator for each pair
+# of chunk and evidence span.  Then count the pairs on which you, `operator model` and `lexical` disagree, and
+# which operators are involved.  The rendered proofs show where each disagreement sends the automaton.
 #
-#    :::{dropdown} Hint
-#    The score is defined in the module docstring of `proofbook.admiral.prover.alignment`: cosine similarity plus
-#    `overlap_weight` times the content-word overlap, minus a length penalty.  When several spans have close
-#    contextual vectors, which term decides between them?
-#    :::
+# :::{dropdown} Hint
+# The lexical rules are listed in the docstring of `proofbook.admiral.prover.lexical`: names and numbers that
+# differ give `|`, a claim word with no WordNet relation gives `#`.  The operator model imitates QA-NatVer's
+# silver proofs, in which `=` is by far the most common operator.
+# :::
+
+# %% [markdown]
+# ### 3. Alignment without the word-overlap bonus
 #
-# 4. **Decoding without constraints.** In the generated-proofs cell add `constrained=False` to the call
-#    `prover.generator.generate(...)`, and print `prover.generator.dropped` after it.  Before running, predict
-#    how many of the beams (claims shown times the glued `proof_beam`) will not read as a proof of their claim,
-#    whether some claim will be left with no proof at all, and whether the glued `seconds_per_claim` will rise
-#    or fall.
+# In the alignment cell, before the loop, create `aligner = Aligner(overlap_weight=0.0)`.  Import `Aligner` from
+# `proofbook.admiral.prover.alignment`; `overlap_weight` is 0.3 by default.  In the loop, replace
+# `prover.aligner.align(...)` by `aligner.align(...)` with the same arguments.  Only the table and the built
+# proofs below it change, not the trained models.  Predict:
 #
-#    :::{dropdown} Hint
-#    `ProofGenerator.generate` drops every beam that `Proof.parse` rejects.  Read `Proof.check` for what a
-#    claim span must satisfy, and `proof_constraint` in `proofbook.admiral.prover.proof_format` for what the constraint
-#    guaranteed token by token.
-#    :::
+# - which chunks will get a different evidence span (names? function words?);
+# - how the `similarity` column will move;
+# - whether the `lexical` column will show more `#`.
 #
-# 5. **Fewer silver steps per operator.** Change `settings = SufficiencySettings(seed=seed)` to
-#    `settings = SufficiencySettings(seed=seed, operators=OperatorSettings(seed=seed, max_per_operator=100))`
-#    (import `OperatorSettings` from `proofbook.admiral.prover.operators`; `max_per_operator` is 500 by default).  The
-#    held-out steps do not depend on this cap, so both runs are scored on the same pairs.  This retrains the
-#    operator model, and with it the built training proofs and the proof generator, whose cache keys depend
-#    on it (many minutes).  Predict the held-out accuracy (glued `operator_accuracy`), the recall of `#` and
-#    `>` (rows `recall/#` and `recall/>` of `operator-model`), and the glued `operator_vs_lexical`.  Look at
-#    the per-operator table and the confusion matrix.
+# :::{dropdown} Hint
+# The score is defined in the module docstring of `proofbook.admiral.prover.alignment`: cosine similarity plus
+# `overlap_weight` times the content-word overlap, minus a length penalty.  When several spans have close
+# contextual vectors, which term decides between them?
+# :::
+
+# %% [markdown]
+# ### 4. Decoding without constraints
 #
-#    :::{dropdown} Hint
-#    `operator_data` caps only the training steps.  In the book's run, print `prover.operator_data.counts`:
-#    for which operators does a cap of 500 bind, and for which does a cap of 100?
-#    :::
+# In the generated-proofs cell add `constrained=False` to the call `prover.generator.generate(...)`, and print
+# `prover.generator.dropped` after it.  Before running, predict:
+#
+# - how many of the beams (claims shown times the glued `proof_beam`) will not read as a proof of their claim;
+# - whether some claim will be left with no proof at all;
+# - whether the glued `seconds_per_claim` will rise or fall.
+#
+# :::{dropdown} Hint
+# `ProofGenerator.generate` drops every beam that `Proof.parse` rejects.  Read `Proof.check` for what a claim
+# span must satisfy.  Read `proof_constraint` in `proofbook.admiral.prover.proof_format` for what the constraint
+# guaranteed token by token.
+# :::
+
+# %% [markdown]
+# ### 5. Fewer silver steps per operator
+#
+# Change `settings = SufficiencySettings(seed=seed)` to
+# `settings = SufficiencySettings(seed=seed, operators=OperatorSettings(seed=seed, max_per_operator=100))`.
+# Import `OperatorSettings` from `proofbook.admiral.prover.operators`; `max_per_operator` is 500 by default.  The
+# held-out steps do not depend on this cap, so both runs are scored on the same pairs.
+#
+# This retrains the operator model.  With it, the built training proofs and the proof generator are retrained
+# too, since their cache keys depend on it (many minutes).  Predict:
+#
+# - the held-out accuracy (glued `operator_accuracy`);
+# - the recall of `#` and `>` (rows `recall/#` and `recall/>` of `operator-model`);
+# - the glued `operator_vs_lexical`.
+#
+# Look at the per-operator table and the confusion matrix.
+#
+# :::{dropdown} Hint
+# `operator_data` caps only the training steps.  In the book's run, print `prover.operator_data.counts`: for
+# which operators does a cap of 500 bind, and for which does a cap of 100?
+# :::

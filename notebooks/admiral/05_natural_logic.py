@@ -46,7 +46,8 @@ from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.core.examples import sample
 from proofbook.admiral.prover.lexical import lexical_operator
 from proofbook.admiral.prover.proof_showcase import showcase_proof
-from proofbook.admiral.prover.sufficiency_experiments import SufficiencySettings, train_prover
+from proofbook.admiral.prover.sufficiency_experiments import train_prover
+from proofbook.admiral.prover.trained_prover import SufficiencySettings
 from proofbook.render.chapter import start
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import save_figure

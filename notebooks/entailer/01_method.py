@@ -58,7 +58,8 @@ from myst_nb import glue
 
 from proofbook.core import intervals
 from proofbook.entailer import entailer_experiments
-from proofbook.entailer.components import Settings, build_components
+from proofbook.entailer.components import build_components
+from proofbook.entailer.settings import Settings
 from proofbook.entailer.datasets import evaluation_splits, read_questions
 from proofbook.entailer.search import answer_question
 from proofbook.entailer.tree_showcase import showcase_question

@@ -57,7 +57,8 @@ from myst_nb import glue
 
 from proofbook.core import paper_claims, intervals
 from proofbook.entailer import entailer_experiments
-from proofbook.entailer.components import Settings, build_components
+from proofbook.entailer.components import build_components
+from proofbook.entailer.settings import Settings
 from proofbook.entailer.datasets import evaluation_plan, evaluation_splits, read_questions
 from proofbook.render.chapter import start
 from proofbook.render.figures import bars_with_intervals, save_figure

@@ -47,7 +47,8 @@ from proofbook.entailer.trees import render_html
 from proofbook.render.tables import FilterableTable
 from proofbook.entailer import entailer_experiments
 from proofbook.entailer.analysis import ERROR_CATEGORIES, errors, memory_demo
-from proofbook.entailer.components import Settings, build_components
+from proofbook.entailer.components import build_components
+from proofbook.entailer.settings import Settings
 from proofbook.entailer.datasets import evaluation_splits, read_questions
 from proofbook.entailer.memory import BeliefMemory
 from proofbook.entailer.trees import TreeView

@@ -91,7 +91,7 @@ def test_the_code_version_enters_the_key_and_cannot_be_shadowed():
 
 
 def test_entailer_components_are_keyed_by_their_own_settings(tmp_path):
-    from proofbook.entailer.components import Settings
+    from proofbook.entailer.settings import Settings
 
     base = Settings.smoke()
     cache = ArtifactCache(tmp_path)

@@ -5,8 +5,8 @@ import pytest
 
 from proofbook.entailer import entailer_experiments as ex
 from proofbook.entailer import analysis
-from proofbook.entailer import components as comp
 from proofbook.entailer import datasets as edata
+from proofbook.entailer.settings import Settings
 from proofbook.entailer.search import OptionProof, QuestionAnswer, answer_from_dict, answer_to_dict
 from proofbook.entailer.trees import ProofNode
 
@@ -66,8 +66,8 @@ def test_error_categories():
 
 @pytest.mark.data
 def test_settings_and_plan(real_data_dir):
-    assert comp.Settings().search("entailer-greedy-d3").max_depth == 3
-    sampled = comp.Settings().search("entailer-sampled-d1")
+    assert Settings().search("entailer-greedy-d3").max_depth == 3
+    sampled = Settings().search("entailer-sampled-d1")
     assert (sampled.k_top, sampled.sample_top, sampled.temperature, sampled.top_p) == (6, True, 1.0, 0.95)
     from proofbook.entailer.search import SearchConfig
     assert (SearchConfig.sampled().temperature, SearchConfig.sampled().top_p) == (2.0, 0.95)  # the paper's

@@ -7,7 +7,7 @@ import pytest
 
 from proofbook.entailer import selection
 from proofbook.entailer.training_data import QUESTION_SOURCE, StatementGroups
-from proofbook.entailer.components import Settings
+from proofbook.entailer.settings import Settings
 
 
 @pytest.mark.unit

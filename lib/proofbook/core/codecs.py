@@ -64,6 +64,14 @@ MOVED_CLASSES = {
        for name in ("TitleTrie", "Segment", "SequenceConstraint", "_State")},
     **{("proofbook.entailer.behaviours", name): "proofbook.entailer.training_data"
        for name in ("Cleaned", "LabelledPairs", "StatementGroups")},
+    # types moved down out of two modules that imported each other
+    ("proofbook.admiral.prover.proofgen", "ProofgenSettings"): "proofbook.admiral.prover.proofgen_settings",
+    **{("proofbook.admiral.prover.sufficiency_experiments", name): "proofbook.admiral.prover.trained_prover"
+       for name in ("SufficiencySettings", "Prover")},
+    **{("proofbook.entailer.components", name): "proofbook.entailer.settings"
+       for name in ("Settings", "GeneratorTraining", "TruthScorerTraining", "EntailmentScorerTraining",
+                    "SearchSettings")},
+    ("proofbook.wild.wild_experiments", "Models"): "proofbook.wild.trained_models",
 }
 
 

@@ -9,9 +9,10 @@ questions again, showing how a user's correction changes the chosen tree.
 from __future__ import annotations
 
 from proofbook.entailer import hypotheses as hyp
-from proofbook.entailer.components import Components, Settings
+from proofbook.entailer.components import Components
 from proofbook.entailer.entailer_experiments import SystemRun, run_system, write_hypotheses
 from proofbook.entailer.search import QuestionAnswer
+from proofbook.entailer.settings import Settings
 
 ERROR_CATEGORIES = ("belief", "reasoning: near-tautology", "reasoning", "dataset")
 

@@ -1,6 +1,6 @@
 """Entailer's components (Tafjord et al. 2022, §3): the behaviours trained here, with their settings and cache.
 
-:class:`Settings` holds the sizes of every model and training run and the search settings of the systems;
+The sizes of every model and training run are in :class:`~proofbook.entailer.settings.Settings`;
 :func:`build_components` trains (or loads from the artifact cache) the premise generator, the hypothesis
 writer, the truth scorer and the entailment scorer and returns them as :class:`Components`.
 
@@ -16,7 +16,7 @@ Training (all on the training files found in ``data_dir``, :func:`training_files
   alone, as the paper's H -> P behaviour is used at search time.  With ``context_facts`` > 0 the input
   also carries a ``$context$`` of that many facts: the gold premises and BM25-retrieved WorldTree
   distractors in training, the top BM25 WorldTree facts for the hypothesis at search time
-  (:func:`.behaviours.premise_pairs_with_context`; the paper's training contexts mix gold and BM25 facts
+  (:func:`.training_data.premise_pairs_with_context`; the paper's training contexts mix gold and BM25 facts
   the same way).  Measured during development: with a five-fact context (inputs of up to 192 tokens) a
   generator of this size, trained for the minutes this book can spend, ignored its input and wrote the
   same word salad for every hypothesis; from the hypothesis alone (about 25 tokens) it learns, in fewer
@@ -30,7 +30,7 @@ Training (all on the training files found in ``data_dir``, :func:`training_files
 * **Hypothesis writer**: the same kind of model on EntailmentBank's question/answer/hypothesis triples;
   compared with the rules on EntailmentBank dev (:func:`.hypotheses.compare_writers`); the notebooks use
   the better one by token F1 (``Components.writer``).
-* **Truth scorer**: a MiniLM cross-encoder trained on :func:`.behaviours.truth_groups` (``truth_questions``
+* **Truth scorer**: a MiniLM cross-encoder trained on :func:`.training_data.truth_groups` (``truth_questions``
   OBQA train questions with all their options, ``truth_statements`` EntailmentBank statements with their
   perturbed/negated copies) with the multiple-choice loss of
   :meth:`proofbook.models.cross_encoder.CrossEncoder.fit_groups`; 10% of the groups are held out to report accuracy and
@@ -49,7 +49,7 @@ Training (all on the training files found in ``data_dir``, :func:`training_files
   book keeps MiniLM.  More questions paid instead (the module's split as it is): MiniLM on all 4,529 other
   OBQA train questions 0.558 against 0.500 on 2,500 of them, +0.06, paired 95% interval [0.01, 0.11]
   (676 s against 506 s of training), so ``truth_questions`` covers the whole training file.
-* **Entailment scorer**: a MiniLM cross-encoder on :func:`.behaviours.entailment_examples`; 10% held out
+* **Entailment scorer**: a MiniLM cross-encoder on :func:`.training_data.entailment_examples`; 10% held out
   (:func:`fit_entailment_scorer`).  MiniLM is kept against all-mpnet-base-v2 here as well: on the selection
   split, the option whose best retrieved premise set it scores highest is the true one for 0.29 (MiniLM) and 0.32
   (mpnet) of the 400 questions, an interval that includes zero (:mod:`proofbook.entailer.selection`).
@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -70,8 +70,7 @@ import numpy as np
 from proofbook.core.cache import ArtifactCache
 from proofbook.core.codecs import object_codec
 from proofbook.core.paths import resolve_data_dir
-from proofbook.core.settings import ComponentSettings
-from proofbook.core.training import BATCHING_VERSION, TrainConfig, set_seed
+from proofbook.core.training import TrainConfig, set_seed
 from proofbook.data.entailmentbank import read_entailmentbank
 from proofbook.entailer import training_data as bh
 from proofbook.entailer.behaviours import LABELS, TrainedEntailer, TruthContext
@@ -79,173 +78,11 @@ from proofbook.entailer import hypotheses as hyp
 from proofbook.entailer import proposals
 from proofbook.entailer.datasets import (evaluation_files, evaluation_splits, fact_retriever, training_data,
                                          training_files)
-from proofbook.entailer.search import SearchConfig
-from proofbook.models.cross_encoder import HEAD_INIT_VERSION, CrossEncoder, accuracy
-from proofbook.models.loading import WORDPIECE_VERSION, small_seq2seq, special_token_ids, train_wordpiece
+from proofbook.entailer.settings import (EntailmentScorerTraining, GeneratorTraining, Settings,
+                                        TruthScorerTraining)
+from proofbook.models.cross_encoder import CrossEncoder, accuracy
+from proofbook.models.loading import small_seq2seq, special_token_ids, train_wordpiece
 from proofbook.models.seq2seq import Seq2Seq
-
-@dataclass(frozen=True)
-class GeneratorTraining(ComponentSettings):
-    """A scratch seq2seq trained on (input, output) pairs: the premise generator H -> P or the hypothesis writer."""
-
-    CODE_VERSION = {"wordpiece": WORDPIECE_VERSION, "batching": BATCHING_VERSION}
-
-    seed: int
-    vocab_size: int
-    d_model: int
-    layers: int
-    heads: int
-    epochs: int
-    batch: int
-    lr: float
-    examples: int | None        # train on a sample of this many pairs (None: all)
-    context_facts: int = 0      # facts in each input's $context$ (the premise generator only); sets the input length
-
-    @property
-    def max_input_length(self) -> int:
-        return 192 if self.context_facts else 96
-
-
-@dataclass(frozen=True)
-class TruthScorerTraining(ComponentSettings):
-    """The truth scorer: its training statements, the facts it reads with each, and the training run."""
-
-    #: ``data_version`` is bumped when the construction of the training statements changes
-    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 4, "batching": BATCHING_VERSION}
-
-    seed: int
-    questions: int              # OBQA train questions, with all their options
-    statements: int             # EntailmentBank statements, with their perturbed/negated copies
-    facts: int                  # WorldTree facts read with each statement
-    max_length: int
-    lr: float
-    batch: int
-    epochs: int
-
-
-@dataclass(frozen=True)
-class EntailmentScorerTraining(ComponentSettings):
-    """The entailment scorer: its training pairs and the training run."""
-
-    #: ``data_version`` is bumped when the construction of the training pairs changes
-    CODE_VERSION = {"head": HEAD_INIT_VERSION, "data_version": 1, "batching": BATCHING_VERSION}
-
-    seed: int
-    examples: int
-    max_length: int
-    lr: float
-    batch: int
-    epochs: int
-
-
-@dataclass(frozen=True)
-class SearchSettings(ComponentSettings):
-    """What a search system's run depends on besides the trained models (it keys the cached run)."""
-
-    seed: int
-    k: int
-    temperature: float
-    top_p: float
-    max_new_tokens: int
-    source: str
-    pool: proposals.PoolSettings | None     # None for the ``generated`` source (no pool is read)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Sizes of the models and training runs, and the search settings; :meth:`smoke` shrinks everything for tests.
-
-    One flat set of fields, as the chapters' parameters are; each trained component is handed its own
-    dataclass (:attr:`premise_generator`, :attr:`writer`, :attr:`truth_scorer`, :attr:`entailment_scorer`),
-    which is all its training reads and what keys its cache entry.
-    """
-
-    seed: int = 0
-    vocab_size: int = 4000
-    gen_d_model: int = 128
-    gen_layers: int = 2
-    gen_heads: int = 4
-    gen_epochs: int = 10
-    gen_batch: int = 32
-    gen_lr: float = 1e-3
-    gen_examples: int | None = None
-    context_facts: int = 0
-    writer_epochs: int = 8
-    writer_examples: int | None = None
-    truth_questions: int = 5000     # every OBQA train question (4,957 before cleaning)
-    truth_statements: int = 800
-    truth_facts: int = 2
-    truth_max_length: int = 112
-    truth_lr: float = 1e-4
-    truth_batch: int = 8
-    entail_examples: int = 2400
-    entail_max_length: int = 64
-    entail_lr: float = 5e-5
-    ce_epochs: int = 1
-    ce_batch: int = 16
-    k: int = 6
-    temperature: float = 1.0
-    top_p: float = 0.95
-    max_new_tokens: int = 48
-    premise_source: str = "mixed"      # generated | retrieved | mixed (:mod:`.proposals`)
-    pool_bm25: int = 4
-    pool_dense: int = 4
-    pool_pairs_from: int = 5
-
-    def __post_init__(self):
-        if self.premise_source not in proposals.SOURCES:
-            raise ValueError(f"unknown premise_source {self.premise_source!r}; expected one of {proposals.SOURCES}")
-
-    @property
-    def pool(self) -> proposals.PoolSettings:
-        return proposals.PoolSettings(self.pool_bm25, self.pool_dense, self.pool_pairs_from)
-
-    @property
-    def premise_generator(self) -> GeneratorTraining:
-        return GeneratorTraining(self.seed, self.vocab_size, self.gen_d_model, self.gen_layers, self.gen_heads,
-                                 self.gen_epochs, self.gen_batch, self.gen_lr, self.gen_examples, self.context_facts)
-
-    @property
-    def writer(self) -> GeneratorTraining:
-        """The writer: the generator's model size and optimiser, its own epochs and sample; no context."""
-        return GeneratorTraining(self.seed, self.vocab_size, self.gen_d_model, self.gen_layers, self.gen_heads,
-                                 self.writer_epochs, self.gen_batch, self.gen_lr, self.writer_examples)
-
-    @property
-    def truth_scorer(self) -> TruthScorerTraining:
-        return TruthScorerTraining(self.seed, self.truth_questions, self.truth_statements, self.truth_facts,
-                                   self.truth_max_length, self.truth_lr, self.truth_batch, self.ce_epochs)
-
-    @property
-    def entailment_scorer(self) -> EntailmentScorerTraining:
-        return EntailmentScorerTraining(self.seed, self.entail_examples, self.entail_max_length, self.entail_lr,
-                                        self.ce_batch, self.ce_epochs)
-
-    def search_settings(self, source: str) -> SearchSettings:
-        """The settings a search run with premises from ``source`` reads."""
-        return SearchSettings(self.seed, self.k, self.temperature, self.top_p, self.max_new_tokens, source,
-                              self.pool if source != "generated" else None)
-
-    def source(self, system: str) -> str:
-        """The premise source of a search system: named in it (``entailer-retrieved-sampled-d1``) or the default."""
-        return next((s for s in proposals.SOURCES if system.startswith(f"entailer-{s}-")), self.premise_source)
-
-    @classmethod
-    def smoke(cls, seed: int = 0) -> "Settings":
-        """Tiny sizes for the tests: every component trains in seconds (the models learn next to nothing)."""
-        return cls(seed=seed, vocab_size=600, gen_d_model=32, gen_layers=1, gen_heads=2, gen_epochs=1, context_facts=3,
-                   gen_examples=64, writer_epochs=1, writer_examples=64, truth_questions=16, truth_statements=8,
-                   entail_examples=48, truth_facts=1,
-                   ce_batch=16, k=2, max_new_tokens=16, pool_dense=0)
-
-    def search(self, system: str) -> SearchConfig:
-        """The :class:`SearchConfig` of search system ``system`` (``entailer-greedy-d3`` ...): the depth of
-        its ``-d`` suffix, greedy if the name says so, else sampled with these settings' ``k``, temperature
-        and top-p."""
-        depth = int(system.rsplit("-d", 1)[1])
-        if "greedy" in system:
-            return SearchConfig.greedy(depth, self.seed)
-        return replace(SearchConfig.sampled(depth, self.k, self.seed), temperature=self.temperature, top_p=self.top_p)
 
 
 def _seq2seq(pairs, training: GeneratorTraining) -> Seq2Seq:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from proofbook.core.paths import resolve_data_dir
 from proofbook.data import entailmentbank as eb
@@ -23,9 +22,7 @@ from proofbook.data.science_qa import read_obqa, read_qasc
 from proofbook.entailer import training_data as bh
 from proofbook.entailer.behaviours import FactRetriever
 from proofbook.entailer import hypotheses as hyp
-
-if TYPE_CHECKING:  # the components are built from these data: their settings only name the argument type
-    from proofbook.entailer.components import Settings
+from proofbook.entailer.settings import Settings
 
 
 

@@ -24,8 +24,9 @@ its samples at temperature 2.0 was even well formed (no ``[PREMISE]``), against 
 ``Settings.temperature`` is therefore 1.0; ``SearchConfig.sampled`` keeps the paper's 2.0, and the method
 chapter shows both.
 
-The components the systems run on (settings, training, the cache) are in :mod:`proofbook.entailer.components`,
-the data the chapters read in :mod:`proofbook.entailer.datasets`, the error analysis in :mod:`proofbook.entailer.analysis`.
+The components the systems run on (training, the cache) are in :mod:`proofbook.entailer.components`, their
+settings in :mod:`proofbook.entailer.settings`, the data the chapters read in :mod:`proofbook.entailer.datasets`,
+the error analysis in :mod:`proofbook.entailer.analysis`.
 """
 from __future__ import annotations
 
@@ -39,9 +40,10 @@ from tqdm.auto import tqdm
 from proofbook.core import intervals
 from proofbook.core.cache import ArtifactCache
 from proofbook.data.entailmentbank import one_step_entailments
-from proofbook.entailer.components import Components, Settings
+from proofbook.entailer.components import Components
 from proofbook.entailer.search import (QuestionAnswer, SearchConfig, answer_directly, answer_from_dict,
                                        answer_question_depths, answer_to_dict, prove)
+from proofbook.entailer.settings import Settings
 from proofbook.index.dense import SentenceEmbedder
 
 PAPER = "entailer"

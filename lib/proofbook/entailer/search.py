@@ -1,7 +1,7 @@
 """Entailer's backward-chaining search and its answer selection (Tafjord et al. 2022, §3.3).
 
 For each answer option of a multiple-choice question, a declarative hypothesis H is proved (or not)
-by backward chaining with the three behaviours of one model (:mod:`.training_data`):
+by backward chaining with the three behaviours of one model (:mod:`.behaviours`):
 
 1. **One step at node N.**  Generate ``k`` candidate premise sets P for N (H -> P; greedy decoding for
    k = 1, else nucleus sampling with temperature 2.0 and top-p 0.95), score every premise directly

@@ -24,7 +24,7 @@ TEMPERATURE, TOP_P = 2.0, 0.95
 
 
 class BehaviourModel(Protocol):
-    """What the search needs from a model (see :mod:`proofbook.entailer.training_data`)."""
+    """What the search needs from a model (see :mod:`proofbook.entailer.behaviours`)."""
 
     def generate_premises(self, hypotheses: Sequence[str], k: int, sample: bool, temperature: float,
                           top_p: float, seed: int) -> list[list[list[str]]]:

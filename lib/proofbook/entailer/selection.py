@@ -3,7 +3,7 @@
 The truth scorer (H -> Sd, Tafjord et al. 2022, §3.2) decides the ``direct`` system and every premise score of a
 proof, so its variants (a larger encoder, more training questions, another learning rate) are compared before
 any chapter uses one -- and never on an evaluation split.  :func:`selection_groups` draws the scorer's training
-groups as :class:`~proofbook.entailer.components.Settings` would, plus ``held_questions`` further OBQA train
+groups as :class:`~proofbook.entailer.settings.Settings` would, plus ``held_questions`` further OBQA train
 questions that it holds out; :func:`truth_selection` trains a scorer with the book's own
 :func:`~proofbook.entailer.components.fit_truth_scorer` (the multiple-choice loss, the statement read with its BM25
 WorldTree facts)
@@ -45,8 +45,9 @@ from proofbook.core.paths import resolve_data_dir
 from proofbook.entailer import training_data as bh
 from proofbook.entailer.behaviours import TruthContext, join_premises
 from proofbook.entailer import proposals
-from proofbook.entailer.components import Settings, fit_entailment_scorer, fit_truth_scorer, truth_ranked_first
+from proofbook.entailer.components import fit_entailment_scorer, fit_truth_scorer, truth_ranked_first
 from proofbook.entailer.datasets import fact_retriever, training_data
+from proofbook.entailer.settings import Settings
 from proofbook.models.cross_encoder import CrossEncoder
 
 #: the judges this module selects (the ``--judge`` of the command line)

@@ -1,5 +1,16 @@
 """Models: loading local checkpoints, the cross-encoder, the seq2seq wrapper, the chat client.
 
+Its modules, in reading order:
+
+- :mod:`~proofbook.models.loading` -- loading models from local folders only: MiniLM, classifiers, seq2seq models;
+- :mod:`~proofbook.models.cross_encoder` -- the cross-encoder: a MiniLM (or any local encoder) scoring a text pair
+  into k classes;
+- :mod:`~proofbook.models.seq2seq` -- the shared seq2seq model: train on text pairs, generate, score;
+- :mod:`~proofbook.models.decoding` -- the helpers around transformers' ``generate()``: constraints, scores,
+  batching;
+- :mod:`~proofbook.models.pointer` -- a copy (pointer) mechanism for a small BART trained from scratch;
+- :mod:`~proofbook.models.llm` -- one OpenAI-compatible chat client for every LLM prompt in the book.
+
 Shared by all three papers: AdMIRaL's reranker, operator model and seq2seq retriever/prover; the veracity
 classifier of claims in the wild; Entailer's scorers and premise generator.  Weights load only from local
 folders (``"minilm"`` is the packaged all-MiniLM-L6-v2).  The training loop and the artifact cache these

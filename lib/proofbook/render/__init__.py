@@ -1,3 +1,13 @@
-"""Rendering shared by the book's chapters: the plotting style and ``save_figure``
-(:mod:`~proofbook.render.figures`), filterable tables, the report's claims figure, and AdMIRaL's
-retrieval frames.  Renderers read plain attributes of the objects they show and import no paper package."""
+"""Rendering shared by the book's chapters: their set-up, the figures and the tables they show.
+
+Renderers read plain attributes of the objects they show and import no paper package.  Its modules, in
+reading order:
+
+- :mod:`~proofbook.render.chapter` -- the set-up every chapter of the book starts with, in one call;
+- :mod:`~proofbook.render.figures` -- the plotting style and ``save_figure``: one place where figures are saved;
+- :mod:`~proofbook.render.tables` -- a table a reader can filter and sort in the HTML book, offline;
+- :mod:`~proofbook.render.retrieval` -- tables of what AdMIRaL's retrieval did for one claim;
+- :mod:`~proofbook.render.report` -- the reproduction report's figure: each claim's value in this run against
+  the paper's number;
+- :mod:`~proofbook.render.architecture` -- the library's layers, read from its code: which package imports which.
+"""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -19,10 +19,8 @@ from proofbook.wild.decomposition import CachedQuestions
 from proofbook.wild.fine_grained import FineGrainedResult, fine_grained_retrieval
 from proofbook.wild.search import Page, ReplaySearch, SearchOutcome
 from proofbook.wild.summaries import IRRELEVANT, ExtractiveSummariser
+from proofbook.wild.trained_models import Models
 from proofbook.wild.veracity import VeracityClassifier, claimdecomp_examples
-
-if TYPE_CHECKING:  # the experiments train the models this pipeline runs: only the argument type is named
-    from proofbook.wild.wild_experiments import Models
 
 
 @dataclass

@@ -15,7 +15,8 @@ only call this module and display what it returns.
   examples with the evidence removed (claim-only model, then fine-tuned on LIAR-PLUS ``val2`` + ClaimDecomp
   dev without their justifications), so that it and the evidence conditions differ only in the input
   text, not in what they were trained on.
-* :func:`train_models` -- both classifiers and the question generator, each through the ArtifactCache.
+* :func:`train_models` -- both classifiers and the question generator, each through the ArtifactCache, in one
+  :class:`~proofbook.wild.trained_models.Models`.
 * :class:`proofbook.wild.pipeline.Pipeline` -- one claim through the five stages (decomposition, search, fine-grained
   retrieval, summaries, veracity), with the time of each stage.
 * :func:`run_experiments` -- every system of ``wild/02_experiments`` on the evaluation claims, predictions
@@ -43,6 +44,7 @@ from proofbook.wild.decomposition import (AnnotatedQuestions, GeneratorSettings,
                                           question_recall)
 from proofbook.wild.pipeline import Pipeline, Trace, replay_pipeline
 from proofbook.wild.summaries import ExtractiveSummariser
+from proofbook.wild.trained_models import Models
 from proofbook.wild.veracity import (VeracityClassifier, VeracityExample, VeracitySettings, claimdecomp_examples,
                                      constant_predictions, liar_examples, remove_near_duplicates, strip_verdict)
 from proofbook.wild.veracity_metrics import macro_f1, veracity_metrics
@@ -123,17 +125,6 @@ def training_sets(data: WildData) -> dict[str, TrainingSet]:
                                 "evidence; by default continuing from the claim-only model",
                                 "ClaimDecomp test"),
     }
-
-
-@dataclass
-class Models:
-    """What :func:`train_models` returns: the claim-only, evidence and claim-only-matched classifiers, the
-    question generator (``None`` when not trained) and the seconds each took."""
-    claim_only: VeracityClassifier
-    evidence: VeracityClassifier
-    generator: TrainedQuestionGenerator | None
-    seconds: dict[str, float]
-    claim_only_matched: VeracityClassifier | None = None
 
 
 def train_models(data: WildData, settings: WildSettings, cache: ArtifactCache | None = None,

@@ -193,7 +193,7 @@ def test_verdicts_with_and_without_an_nei_threshold():
 
 
 def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
-    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings, calibration_source
+    from proofbook.admiral.prover.trained_prover import Prover, SufficiencySettings, calibration_source
 
     assert calibration_source("feverous_s+distractors") == "feverous_s" and calibration_source(None) is None
     calibration = {"threshold": 0.4, "score": "weakest", "by_source": {"hover": {"threshold": 0.7},
@@ -212,7 +212,7 @@ def test_each_dataset_gets_its_own_calibrated_threshold(tiny_prover):
 
 def test_aligned_scores_are_the_proofs_scores_of_every_kind(tiny_prover):
     from proofbook.admiral.prover.calibration import aligned_scores
-    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings
+    from proofbook.admiral.prover.trained_prover import Prover, SufficiencySettings
 
     prover = Prover(None, None, tiny_prover.aligner, None, [], None, {}, context_model=tiny_prover.model)
     claims = ["Anne Rice was born in New Jersey.", "Paris is a rapper."]
@@ -238,7 +238,8 @@ def test_balanced_objective_does_not_follow_the_majority():
 
 def test_loop_calibration_uses_the_balanced_threshold_and_needs_both_kinds(tiny_prover):
     from proofbook.admiral.prover.calibration import calibrate_on_loop
-    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings, loop_calibration_rows
+    from proofbook.admiral.prover.sufficiency_experiments import loop_calibration_rows
+    from proofbook.admiral.prover.trained_prover import Prover, SufficiencySettings
 
     scores = {"proven": [0.9, 0.8, 0.3, 0.1], "weakest": [0.2, 0.9, 0.8, 0.3], "mean": [0.6, 0.7, 0.4, 0.5]}
     found = calibrate_on_loop(scores, [True, True, False, False], "mean")
@@ -267,7 +268,8 @@ def test_loop_calibration_uses_the_balanced_threshold_and_needs_both_kinds(tiny_
 def test_loop_calibration_claims_follow_the_generator_and_selection_claims():
     from types import SimpleNamespace
 
-    from proofbook.admiral.prover.sufficiency_experiments import SufficiencySettings, loop_calibration_claims
+    from proofbook.admiral.prover.sufficiency_experiments import loop_calibration_claims
+    from proofbook.admiral.prover.trained_prover import SufficiencySettings
     from proofbook.admiral.prover.training_proofs import seeded_order
 
     claims = [SimpleNamespace(id=str(i), gold_sentences=((f"T{i}", 0),) if i % 5 else ()) for i in range(40)]
@@ -280,7 +282,7 @@ def test_loop_calibration_claims_follow_the_generator_and_selection_claims():
 
 
 def test_auto_chooses_the_score_with_the_higher_defined_auc():
-    from proofbook.admiral.prover.calibration import chosen_score
+    from proofbook.admiral.prover.aligned_proofs import chosen_score
 
     assert chosen_score("weakest", {"proven": 0.9}) == "weakest"            # a named score is kept
     assert chosen_score("auto", {"proven": 0.6, "weakest": 0.7}) == "weakest"

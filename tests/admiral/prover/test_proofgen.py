@@ -6,7 +6,8 @@ from proofbook.models.loading import load_tokenizer
 from proofbook.admiral.prover.alignment import Alignment
 from proofbook.admiral.prover.natlog import OPERATORS, Proof
 from proofbook.admiral.prover.proof_format import clean, ngrams, proof_constraint, proof_input
-from proofbook.admiral.prover.proofgen import ProofGenerator, ProofgenSettings
+from proofbook.admiral.prover.proofgen import ProofGenerator
+from proofbook.admiral.prover.proofgen_settings import ProofgenSettings
 from proofbook.admiral.prover.training_proofs import EvidenceSet, TrainingProof, build_proofs, evidence_sets
 from proofbook.index.constraints import encode_segment
 from proofbook.admiral.retrieval.tasks import RetrievalClaim, RetrievalTask

@@ -28,7 +28,7 @@ the generator stays the ``generated`` builder (:mod:`proofbook.admiral.prover.pr
   covered (not ``#``), or ``"mean"``, the mean of those probabilities (the expected share of covered chunks);
   the last two do not shrink with the number of chunks, and ``"mean"`` does not hang on one chunk's error.  By
   default (``"auto"``) the score with the highest ROC AUC on the calibration selections (training claims no model
-  trained on) is used.  The evidence
+  trained on) is used (:func:`chosen_score`).  The evidence
   is sufficient iff the score reaches a threshold calibrated on the same selections (:func:`proofbook.admiral.prover.calibration.best_threshold`), as the
   generator rule's is.
   The proof shown is the most probable operator sequence that reaches the decided verdict
@@ -110,6 +110,21 @@ class AlignedSettings(ContextModelSettings):
     def smoke(cls, seed: int = 0) -> "AlignedSettings":
         """Tiny sizes for the tests: seconds, not minutes (the model learns next to nothing)."""
         return cls(seed=seed, max_built_per_operator=12, max_silver_per_operator=12, max_length=48, epochs=1)
+
+
+def chosen_score(score: str, aucs: dict[str, float]) -> str:
+    """The aligned proofs' sufficiency score to use: ``score`` itself, or for ``"auto"`` the one of
+    :data:`~proofbook.admiral.prover.aligned_proofs.SCORES` with the highest ROC AUC in ``aucs`` (ties, an undefined AUC
+    and no AUC at all: the first of them)."""
+    if score != "auto":
+        return score
+
+    def rank(name: str) -> tuple[float, int]:
+        auc = aucs.get(name)
+        defined = auc is not None and not math.isnan(auc)
+        return (auc if defined else -1.0, -SCORES.index(name))    # higher AUC first, then the earlier score
+
+    return max(SCORES, key=rank)
 
 
 @dataclass(frozen=True)

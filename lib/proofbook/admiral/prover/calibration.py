@@ -10,7 +10,8 @@ removed.
 * :func:`best_threshold` -- the threshold on any score that decides the selections best (ties: nearest a
   reference value), with the shares called sufficient among complete and incomplete selections;
 * :func:`calibrate_aligned` -- the aligned proofs' score (``proven``, ``weakest`` or ``mean``, or the one with
-  the highest ROC AUC for ``"auto"``) and its threshold, overall and per training dataset (:func:`calibration_source`);
+  the highest ROC AUC for ``"auto"``) and its threshold, overall and per training
+  dataset (:func:`proofbook.admiral.prover.trained_prover.calibration_source`);
 * :func:`calibrate_on_loop` -- the aligned rule's threshold chosen again on the retrieval loop's own decision
   points of training claims, by balanced accuracy (the selection sets above are gold sentences plus random
   distractors; the loop's are five retrieved sentences, judged complete by the loop's own truth);
@@ -20,15 +21,12 @@ removed.
 """
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-from proofbook.admiral.prover.aligned_proofs import SCORES
+from proofbook.admiral.prover.aligned_proofs import SCORES, chosen_score
 from proofbook.admiral.prover.sufficiency import (REFERENCE_THRESHOLD, ClassifierSufficiency, NatlogSufficiency,
                                                   reference_rule)
-
-if TYPE_CHECKING:  # the experiments module builds on this one: its classes only name the arguments' types
-    from proofbook.admiral.prover.sufficiency_experiments import Prover, SufficiencySettings
+from proofbook.admiral.prover.trained_prover import Prover, SufficiencySettings
 
 
 #: what :func:`best_threshold` maximises: the share of selections decided right, or the mean of the shares of
@@ -115,27 +113,6 @@ def calibrate_classifier(classifier: ClassifierSufficiency, sets, reference: flo
     reference_accuracy = sum((p >= reference) == t for p, t in zip(probs, truth)) / max(1, len(sets))
     return {"threshold": best["threshold"], "accuracy": best["accuracy"], "reference_accuracy": reference_accuracy,
             "n": len(sets)}
-
-
-def chosen_score(score: str, aucs: dict[str, float]) -> str:
-    """The aligned proofs' sufficiency score to use: ``score`` itself, or for ``"auto"`` the one of
-    :data:`~proofbook.admiral.prover.aligned_proofs.SCORES` with the highest ROC AUC in ``aucs`` (ties, an undefined AUC
-    and no AUC at all: the first of them)."""
-    if score != "auto":
-        return score
-
-    def rank(name: str) -> tuple[float, int]:
-        auc = aucs.get(name)
-        defined = auc is not None and not math.isnan(auc)
-        return (auc if defined else -1.0, -SCORES.index(name))    # higher AUC first, then the earlier score
-
-    return max(SCORES, key=rank)
-
-
-def calibration_source(dataset: str | None) -> str | None:
-    """The training task whose calibration selections stand for ``dataset`` (``feverous_s+distractors`` ->
-    ``feverous_s``)."""
-    return dataset.split("+")[0] if dataset else None
 
 
 def aligned_scores(prover: Prover, settings: SufficiencySettings, claims: Sequence[str],

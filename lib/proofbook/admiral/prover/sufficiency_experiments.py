@@ -2,10 +2,11 @@
 model of the sufficiency check with the artifact cache, the multi-hop traces the stopping rules are replayed on,
 and the result rows of the chapters.
 
-* :class:`SufficiencySettings` -- every setting of the chapters' systems, with a smoke size;
 * :func:`train_prover` -- the operator models (span and context), the proof generator, the sufficiency
-  classifier and the calibrations (:mod:`proofbook.admiral.prover.calibration`), in stages, all cached; the
-  :class:`Prover` holds them and builds each system's decision (:meth:`Prover.deciders`);
+  classifier and the calibrations (:mod:`proofbook.admiral.prover.calibration`), in stages, all cached, with
+  every setting of the chapters' systems in a
+  :class:`~proofbook.admiral.prover.trained_prover.SufficiencySettings`; the
+  :class:`~proofbook.admiral.prover.trained_prover.Prover` holds them and builds each system's decision;
 * :func:`cached_traces` -- AdMIRaL runs of 3 iterations (extending the retrieval chapters' 2-iteration runs);
   :func:`calibrate_loop` -- the aligned rule's threshold chosen again on such runs of training claims;
   :func:`run_systems` -- every stopping rule on them (:mod:`proofbook.admiral.prover.stopping`);
@@ -17,130 +18,26 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
-from proofbook.admiral.prover.aligned_proofs import (SCORES, AlignedProver, AlignedSettings, cached_context_model,
-                                                     context_operator_data, decided_verdict)
+from proofbook.admiral.prover.aligned_proofs import (SCORES, cached_context_model, chosen_score, context_operator_data,
+                                                     decided_verdict)
 from proofbook.admiral.prover.alignment import Aligner
 from proofbook.admiral.prover.calibration import (aligned_scores, calibrate_aligned, calibrate_classifier,
-                                                  calibrate_on_loop, calibrate_threshold, calibration_source,
-                                                  chosen_score, roc_auc)
+                                                  calibrate_on_loop, calibrate_threshold, roc_auc)
 from proofbook.admiral.prover.natlog import NEI, Proof
-from proofbook.admiral.prover.operators import OperatorSettings, cached_operator_model
-from proofbook.admiral.prover.proofgen import ProofgenSettings, cached_generator
+from proofbook.admiral.prover.operators import cached_operator_model
+from proofbook.admiral.prover.proofgen import cached_generator
 from proofbook.admiral.prover.training_proofs import cached_training_proofs, evidence_sets, seeded_order
-from proofbook.admiral.prover.stopping import StoppingRun, decision_points, fixed_rule, simulate_stopping
-from proofbook.admiral.prover.sufficiency import (BUILDERS, REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
-                                                  ClassifierSufficiency, LexicalSufficiency, NatlogSufficiency,
+from proofbook.admiral.prover.stopping import StoppingRun, decision_points, simulate_stopping
+from proofbook.admiral.prover.sufficiency import (AlignedSufficiency, LexicalSufficiency, NatlogSufficiency,
                                                   evidence_pairs, train_classifier)
+from proofbook.admiral.prover.trained_prover import Prover, SufficiencySettings
 from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.core import intervals
 from proofbook.core.cache import ArtifactCache, fingerprint
-
-
-@dataclass(frozen=True)
-class SufficiencySettings:
-    """Everything the sufficiency chapter trains and decodes with; defaults = the book's full-size run."""
-
-    seed: int = 0
-    iterations: int = 3                  # the limit on iterations per claim
-    beam: int = 5                        # proof beams per decision (the reference uses 25; see the chapter)
-    threshold: float = REFERENCE_THRESHOLD
-    calibration_claims: int = 30         # per dataset; 0 = keep ``threshold`` (see calibrate_threshold)
-    loop_calibration_claims: int = 40    # per dataset: training claims whose loop traces recalibrate the aligned rule; 0 = off
-    verdict_beam: int = 1                # FEVER-Symmetric verdicts: the best proof of a greedy decode
-    builder: str = "aligned"             # suff-natlog's proofs: one of BUILDERS
-    operators: object = None
-    proofgen: object = None
-    aligned: object = None
-    classifier: ClassifierSettings = ClassifierSettings()
-
-    def __post_init__(self) -> None:
-
-        if self.builder not in BUILDERS:
-            raise ValueError(f"unknown proof builder {self.builder!r}; expected one of {BUILDERS}")
-        if self.operators is None:
-            object.__setattr__(self, "operators", OperatorSettings(seed=self.seed))
-        if self.proofgen is None:
-            object.__setattr__(self, "proofgen", ProofgenSettings(seed=self.seed))
-        if self.aligned is None:
-            object.__setattr__(self, "aligned", AlignedSettings(seed=self.seed))
-
-    @classmethod
-    def smoke(cls, seed: int = 0) -> "SufficiencySettings":
-        """Tiny sizes for the tests (every component's ``smoke`` settings): seconds, not minutes."""
-
-        return cls(seed=seed, beam=2, calibration_claims=2, loop_calibration_claims=3, operators=OperatorSettings.smoke(seed),
-                   proofgen=ProofgenSettings.smoke(seed), aligned=AlignedSettings.smoke(seed),
-                   classifier=ClassifierSettings.smoke(seed))
-
-
-@dataclass
-class Prover:
-    """The trained pieces of the natural-logic prover and the sufficiency systems built on them."""
-
-    operator_model: object
-    operator_data: object
-    aligner: object
-    generator: object
-    training_proofs: list
-    classifier: ClassifierSufficiency
-    seconds: dict[str, float]
-    threshold: float = REFERENCE_THRESHOLD
-    calibration: list = field(default_factory=list)   # calibrate_threshold's table rows
-    classifier_calibration: dict = field(default_factory=dict)   # calibrate_classifier's result
-    context_model: object = None                       # the aligned builder's operator model
-    context_data: object = None
-    aligned_calibration: dict = field(default_factory=dict)      # calibrate_aligned's result (+ AUC per score)
-    loop_calibration: dict = field(default_factory=dict)         # dataset -> calibrate_on_loop's result (calibrate_loop)
-
-    def generated(self, settings: SufficiencySettings) -> NatlogSufficiency:
-        """The reference rule on generated proofs, with the (calibrated) threshold."""
-        return NatlogSufficiency(self.generator, beam=settings.beam, threshold=self.threshold)
-
-    def aligned_prover(self, settings: SufficiencySettings):
-        """The aligned proof builder (:class:`AlignedProver`): the aligner and the context operator model."""
-
-        return AlignedProver(self.aligner, self.context_model, rerank=settings.aligned.rerank)
-
-    def aligned(self, settings: SufficiencySettings, dataset: str | None = None) -> AlignedSufficiency:
-        """The aligned builder's rule with its calibrated score and threshold: the threshold chosen on
-        ``dataset``'s loop decision points (:func:`calibrate_loop`) where there is one, else on ``dataset``'s
-        training-claim selections (:func:`calibrate_aligned`), else on all of them."""
-        threshold = self.selection_threshold(settings, dataset)
-        score = self.aligned_calibration.get("score") or chosen_score(settings.aligned.score, {})
-        loop = self.loop_calibration.get(dataset) if dataset else None
-        if loop:
-            threshold, score = loop["threshold"], loop["score"]
-        return AlignedSufficiency(self.aligned_prover(settings), score, threshold)
-
-    def selection_threshold(self, settings: SufficiencySettings, dataset: str | None = None) -> float:
-        """The aligned rule's threshold chosen on ``dataset``'s training-claim selections (:func:`calibrate_aligned`),
-        else on all of them, else ``settings.aligned.threshold`` (no calibration)."""
-        found = self.aligned_calibration
-        return found.get("by_source", {}).get(calibration_source(dataset), found).get("threshold",
-                                                                                      settings.aligned.threshold)
-
-    def natlog(self, settings: SufficiencySettings, dataset: str | None = None):
-        """The ``suff-natlog`` rule for ``dataset``: proofs from ``settings.builder``."""
-        return self.aligned(settings, dataset) if settings.builder == "aligned" else self.generated(settings)
-
-    def deciders(self, settings: SufficiencySettings, dataset: str | None = None) -> dict:
-        """System name (as in the results files) -> what :func:`simulate_stopping` calls on ``dataset``."""
-        extra = {"suff-natlog-generated": self.generated(settings).decide_many} if settings.builder == "aligned" else {}
-        return {
-            "suff-natlog": self.natlog(settings, dataset).decide_many,
-            **extra,
-            "suff-lexical": LexicalSufficiency(self.aligner).decide_many,
-            "suff-classifier": self.classifier.decide_many,
-            "suff-always": fixed_rule(1),
-            "suff-never": fixed_rule(settings.iterations + 1),
-            "fixed-2": fixed_rule(2),
-            "oracle": "oracle",
-        }
 
 
 def operator_key(settings, data) -> str:
@@ -251,7 +148,8 @@ def calibrate_loop(prover: Prover, settings: SufficiencySettings, task, componen
     """Choose the aligned rule's threshold for ``task`` again, on the retrieval loop's decision points of
     training claims (:func:`loop_calibration_claims`; their AdMIRaL traces come from :func:`cached_traces`):
     :func:`~proofbook.admiral.prover.calibration.calibrate_on_loop` on the score chosen on the selection sets.
-    Stored in ``prover.loop_calibration[task.dataset]``, which :meth:`Prover.aligned` then uses; None (and
+    Stored in ``prover.loop_calibration[task.dataset]``, which
+    :meth:`~proofbook.admiral.prover.trained_prover.Prover.aligned` then uses; None (and
     nothing stored) without claims, or where every point is of one kind.  A point whose selection is empty has
     no proof and is left out, counted as ``empty_points`` (the loop's selections always hold its first retrieval)."""
     claims = loop_calibration_claims(task, settings)

@@ -20,18 +20,16 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from proofbook.admiral.prover.natlog import OPERATORS, ProofStep, best_operators, format_proof
 from proofbook.admiral.prover.proof_format import clean, proof_input
+from proofbook.admiral.prover.proofgen_settings import ProofgenSettings
 from proofbook.core.cache import ArtifactCache, fingerprint
 from proofbook.data.natlog import read_fewshot_processed
-
-if TYPE_CHECKING:                       # the generator's settings, read here; its module builds on this one
-    from proofbook.admiral.prover.proofgen import ProofgenSettings
 
 
 @dataclass(frozen=True)

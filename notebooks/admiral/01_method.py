@@ -41,6 +41,7 @@ from proofbook.admiral.retrieval.hop_showcase import showcase_claim
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.retrieval import beams_frame, decoding_steps, ranking_frame, sentences_frame
 
+# %%
 chapter = start("admiral/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
                 results_dir=results_dir, settings=retrieval_experiments.TrainingSettings, example_id=example_id,
                 sample_seed=sample_seed, n_examples=n_examples)
@@ -153,74 +154,99 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # %% [markdown]
 # ## Exercises
 #
-# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# Rerun the chapter with the project's runner, and send its outputs elsewhere, so that the book's results,
 # figures and executed copy stay as they are:
 # `python -m proofbook run notebooks/admiral/01_method.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/01_method.ipynb`,
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
 # notebook and run the copy the same way.  None of these exercises changes the training settings, so the
 # cached models are reused.
+
+# %% [markdown]
+# ### 1. A claim with fewer hops, and one with more
 #
-# 1. **A claim with fewer hops, and one with more.** List some HoVer evaluation claims with their hop counts:
-#    `python -c "from proofbook.admiral.retrieval.tasks import load_task; print([(c.id, c.num_hops) for c in load_task('hover').evaluation[:20]])"`.
-#    Rerun the chapter twice, with `-p example_id ID` for a 2-hop claim and then for a 4-hop claim.  Before
-#    each run, predict how many of the claim's gold pages BM25's top 10 will hold (the `gold` column of the
-#    BM25 table), whether any beam of the hop will be a gold title (the `gold` column of the beams table), and
-#    whether the top 5 will hold all gold documents after iteration 1 and after the hop (the sentence that
-#    closes the chapter, and the rows `recall@5` of `initial` and `admiral` in the results file, each over
-#    `n` = 1 claim).
+# List some HoVer evaluation claims with their hop counts:
+# `python -c "from proofbook.admiral.retrieval.tasks import load_task; print([(c.id, c.num_hops) for c in load_task('hover').evaluation[:20]])"`.
+# Rerun the chapter twice, with `-p example_id ID` for a 2-hop claim and then for a 4-hop claim.  Before each
+# run, predict:
 #
-#    :::{dropdown} Hint
-#    `recall_at_k` in `proofbook.admiral.retrieval.metrics` is all or nothing for one claim.  Count how many gold
-#    pages a 4-hop claim has, and how many of the 5 places the documents of iteration 1 already take.
-#    :::
+# - how many of the claim's gold pages BM25's top 10 will hold (the `gold` column of the BM25 table);
+# - whether any beam of the hop will be a gold title (the `gold` column of the beams table);
+# - whether the top 5 will hold all gold documents after iteration 1 and after the hop.
 #
-# 2. **Another sample, another showcase.** Without `example_id` the chapter takes the first claim of a
-#    seeded sample on which its showcase rule holds (a hop that adds a gold page).  Rerun with
-#    `-p sample_seed 1`, then `-p sample_seed 2`.  Before each run, guess how many claims the rule will scan
-#    before it finds one, and whether the claim shown will change.  Look at the chapter's sentence on how the
-#    claim was chosen (it names the rule and how many claims were scanned) and at the final table.  Compare the
-#    scan counts across seeds with the gain of `admiral` over `initial` that the experiments chapter reports.
+# For the last, look at the sentence that closes the chapter, and at the rows `recall@5` of `initial` and
+# `admiral` in the results file, each over `n` = 1 claim.
 #
-#    :::{dropdown} Hint
-#    If the hop adds a gold page on a share p of the claims, how many claims do you expect to scan before the
-#    first hit?  Few seeds give a rough estimate of p; the experiments chapter measures it on every claim.
-#    :::
+# :::{dropdown} Hint
+# `recall_at_k` in `proofbook.admiral.retrieval.metrics` is all or nothing for one claim.  Count how many gold
+# pages a 4-hop claim has, and how many of the 5 places the documents of iteration 1 already take.
+# :::
+
+# %% [markdown]
+# ### 2. Another sample, another showcase
 #
-# 3. **The paper's full title tree.** In the setup cell change `retrieval_experiments.book_config(smoke)` to
-#    `retrieval_experiments.book_config(smoke, hop_titles="corpus")` (the paper's setting, `admiral-fulltrie` in the
-#    experiments chapter), and in the decoding-steps cell pass `titles=None` instead of `titles=linked`, so
-#    that the table shows the tree the hop really decoded over.  Predict, before rerunning: how many tokens
-#    the title steps will allow compared with the narrowed tree (the `allowed tokens` column; an order of
-#    magnitude is enough), whether the beams' titles will still be related to the claim, and whether any will
-#    be gold.  Compare the beams table with the linked-title table, which does not depend on the config.
+# Without `example_id` the chapter takes the first claim of a seeded sample on which its showcase rule holds (a
+# hop that adds a gold page).  Rerun with `-p sample_seed 1`, then `-p sample_seed 2`.  Before each run, guess
+# how many claims the rule will scan before it finds one, and whether the claim shown will change.
 #
-#    :::{dropdown} Hint
-#    Read "Title sets of the hops" in the docstring of `proofbook.admiral.retrieval.multihop`: what did the title models
-#    trained here learn, and what did they not learn?
-#    :::
+# Look at the chapter's sentence on how the claim was chosen (it names the rule and how many claims were
+# scanned) and at the final table.  Compare the scan counts across seeds with the gain of `admiral` over
+# `initial` that the experiments chapter reports.
 #
-# 4. **Fewer sentences in the hop's input.** Change the config to
-#    `retrieval_experiments.book_config(smoke, input_sentences=2)` (`AdmiralConfig.input_sentences`, 4 by default).
-#    Predict what the printed encoder input will hold, whether the number of linked titles (the glued
-#    `n_linked`) will fall, whether a gold title will leave the linked-title table, and how the pointer steps
-#    of the decoding-steps table and the `pointers` column of the beams table will change.
+# :::{dropdown} Hint
+# If the hop adds a gold page on a share p of the claims, how many claims do you expect to scan before the first
+# hit?  Few seeds give a rough estimate of p; the experiments chapter measures it on every claim.
+# :::
+
+# %% [markdown]
+# ### 3. The paper's full title tree
 #
-#    :::{dropdown} Hint
-#    `Admiral.linked_titles` reads only the sentences it is given, which are the first `input_sentences` of
-#    the selected sentences.  Check where the gold sentences rank in the reranked-sentences table.
-#    :::
+# In the setup cell change `retrieval_experiments.book_config(smoke)` to
+# `retrieval_experiments.book_config(smoke, hop_titles="corpus")`: the paper's setting, `admiral-fulltrie` in the
+# experiments chapter.  In the decoding-steps cell pass `titles=None` instead of `titles=linked`, so that the
+# table shows the tree the hop really decoded over.  Predict, before rerunning:
 #
-# 5. **BM25's parameters.** The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in
-#    `proofbook.index.bm25`).  In the setup cell build the retriever over an index with `rank_bm25`'s
-#    usual defaults:
-#    `retrieval_experiments.build_admiral(hover, components, retrieval_experiments.book_config(smoke), index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
-#    (import `DocumentIndex` from `proofbook.index.bm25`).  Predict which gold pages will move up or down
-#    in the BM25 table, whether the list of reranked documents will change, and whether the glued
-#    `found5_initial` will change.
+# - how many tokens the title steps will allow compared with the narrowed tree (the `allowed tokens` column; an
+#   order of magnitude is enough);
+# - whether the beams' titles will still be related to the claim, and whether any will be gold.
 #
-#    :::{dropdown} Hint
-#    The scoring formula is in the module docstring of `proofbook.index.bm25`: b sets how much a long page
-#    is penalised, k1 how fast repeated words stop counting.  Then remember that the reranker only reads the
-#    first `AdmiralConfig.rerank_documents` candidates: a BM25 change matters downstream only when it moves a
-#    page across that line.
-#    :::
+# Compare the beams table with the linked-title table, which does not depend on the config.
+#
+# :::{dropdown} Hint
+# Read "Title sets of the hops" in the docstring of `proofbook.admiral.retrieval.multihop`: what did the title
+# models trained here learn, and what did they not learn?
+# :::
+
+# %% [markdown]
+# ### 4. Fewer sentences in the hop's input
+#
+# Change the config to `retrieval_experiments.book_config(smoke, input_sentences=2)`
+# (`AdmiralConfig.input_sentences`, 4 by default).  Predict:
+#
+# - what the printed encoder input will hold;
+# - whether the number of linked titles (the glued `n_linked`) will fall;
+# - whether a gold title will leave the linked-title table;
+# - how the pointer steps of the decoding-steps table and the `pointers` column of the beams table will change.
+#
+# :::{dropdown} Hint
+# `Admiral.linked_titles` reads only the sentences it is given, which are the first `input_sentences` of the
+# selected sentences.  Check where the gold sentences rank in the reranked-sentences table.
+# :::
+
+# %% [markdown]
+# ### 5. BM25's parameters
+#
+# The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in `proofbook.index.bm25`).  In
+# the setup cell build the retriever over an index with `rank_bm25`'s usual defaults:
+# `retrieval_experiments.build_admiral(hover, components, retrieval_experiments.book_config(smoke), index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
+# (import `DocumentIndex` from `proofbook.index.bm25`).  Predict:
+#
+# - which gold pages will move up or down in the BM25 table;
+# - whether the list of reranked documents will change;
+# - whether the glued `found5_initial` will change.
+#
+# :::{dropdown} Hint
+# The scoring formula is in the module docstring of `proofbook.index.bm25`: b sets how much a long page is
+# penalised, k1 how fast repeated words stop counting.  Then remember that the reranker only reads the first
+# `AdmiralConfig.rerank_documents` candidates.  A BM25 change matters downstream only when it moves a page
+# across that line.
+# :::

@@ -3,9 +3,9 @@
 #
 # **Papers and data:** {cite:p}`aly2022admiral,jiang2020hover,aly2021feverous,xiong2021mdr,efron1993bootstrap`.
 #
-# **Overview.** This chapter runs every retrieval system of AdMIRaL's Table 2 and Table 3 that this
-# machine can run, on the same evaluation claims, and tests the paper's claim C1: autoregressive
-# multi-hop retrieval finds documents that the initial retrieval misses.
+# **Overview.** This chapter runs every retrieval system of AdMIRaL's Table 2 and Table 3 that this machine can
+# run, on the same evaluation claims.  It tests the paper's claim C1: autoregressive multi-hop retrieval finds
+# documents that the initial retrieval misses.
 #
 # | system | what it is |
 # |---|---|
@@ -18,30 +18,40 @@
 # | `mentions-only` | `admiral` without the title model: the same narrowed candidate titles of the hop, ranked by the sentence reranker's best sentence of each page |
 # | `dense-mdr` | an MDR-style dense two-hop baseline with pretrained MiniLM sentence embeddings (no training) |
 #
-# **What differs from the paper** (stated again next to each number):
+# **Prerequisites and time.** The models are trained on first use and cached (`.cache/proofbook`).  A clean
+# run takes the training time reported below plus a few minutes of evaluation.
+
+# %% [markdown]
+# ## What differs from the paper
 #
-# - **Closed corpora.** The paper retrieves from all of Wikipedia. Here HoVer retrieves from the pages
-#   pooled from the gold pages of all HoVer dev claims in the data directory, and FEVEROUS-S from its pooled
-#   gold sentences, alone (`feverous_s`, nearly trivial for BM25) and with every HoVer and Fool Me Twice page
-#   added as distractors (`feverous_s+distractors`).  Recall numbers are therefore **not comparable** with the
-#   paper's; the *gains* over the initial retrieval are what we compare.
-# - **Small models trained here.** The paper's reranker is monoT5 and its generator GENRE/BART-large.  Here
-#   the reranker is a MiniLM cross-encoder and the title generator a seq2seq model trained on this machine from
-#   the 60% training part of the HoVer and FEVEROUS-S dev claims (the official training sets are not
+# They are stated again next to each number.
+#
+# - **Closed corpora.** The paper retrieves from all of Wikipedia.  Here HoVer retrieves from the pages pooled
+#   from the gold pages of all HoVer dev claims in the data directory.  FEVEROUS-S retrieves from its pooled gold
+#   sentences, alone (`feverous_s`, nearly trivial for BM25) and with every HoVer and Fool Me Twice page added as
+#   distractors (`feverous_s+distractors`).  Recall numbers are therefore **not comparable** with the paper's;
+#   the *gains* over the initial retrieval are what we compare.
+# - **Small models trained here.** The paper's reranker is monoT5 and its generator GENRE/BART-large.  Here the
+#   reranker is a MiniLM cross-encoder and the title generator a seq2seq model trained on this machine.  They
+#   learn from the 60% training part of the HoVer and FEVEROUS-S dev claims (the official training sets are not
 #   available).
-# - **Linked titles at each hop.** The paper's hop model decodes over the prefix tree of all corpus titles.
-#   Our title models, trained from scratch on a CPU, do not learn to copy a title from their input (measured
-#   in `proofbook.admiral.retrieval.multihop`'s docstring: top-1 0.000 on HoVer hop 1, with or without copy
-#   pre-training) -- GENRE gets that skill from BART-large pre-trained on Wikipedia's hyperlinks.  So `admiral`
-#   narrows each hop's tree to the titles *mentioned* in its input sentences (our closed-corpus stand-in for
-#   hyperlinks); the model still picks, orders and points, and the new pages' sentences are reranked with the
-#   pointed sentence as context.  `admiral-fulltrie` is the faithful setting, run on the same HoVer claims (only
-#   there, to fit the time budget; `retrieval_experiments.FULLTRIE_DATASETS` names the datasets it runs on).
 # - **Evaluation claims** are the 40% of the dev claims chosen by `int(sha1(id), 16) % 5 >= 3`, restricted to
 #   those whose gold pages are all in the corpus; `limit` of them per dataset (documented below).
+
+# %% [markdown]
+# ### Linked titles at each hop
 #
-# **Prerequisites and time.** The models are trained on first use and cached (`.cache/proofbook`); a clean
-# run takes the training time reported below plus a few minutes of evaluation.
+# The paper's hop model decodes over the prefix tree of all corpus titles.  Our title models, trained from
+# scratch on a CPU, do not learn to copy a title from their input.  That is measured in
+# `proofbook.admiral.retrieval.multihop`'s docstring: top-1 0.000 on HoVer hop 1, with or without copy
+# pre-training.  GENRE gets that skill from BART-large pre-trained on Wikipedia's hyperlinks.
+#
+# So `admiral` narrows each hop's tree to the titles *mentioned* in its input sentences (our closed-corpus
+# stand-in for hyperlinks).  The model still picks, orders and points, and the new pages' sentences are reranked
+# with the pointed sentence as context.
+#
+# `admiral-fulltrie` is the faithful setting, run on the same HoVer claims.  It runs only there, to fit the time
+# budget (`retrieval_experiments.FULLTRIE_DATASETS` names the datasets it runs on).
 
 # %% tags=["parameters"]
 from typing import Literal
@@ -251,68 +261,89 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # %% [markdown]
 # ## Exercises
 #
-# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# Rerun the chapter with the project's runner, and send its outputs elsewhere, so that the book's results,
 # figures and executed copy stay as they are:
 # `python -m proofbook run notebooks/admiral/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/02_experiments.ipynb`,
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
-# notebook and run the copy the same way.  A new `limit` or decoding config reruns every system with the
-# cached models (minutes); a new `seed` also retrains the components (the training table shows for how long).
+# notebook and run the copy the same way.
 #
-# 1. **Predict the table: 40 claims.** Rerun with `-p limit 40`.  The evaluation claims are in a fixed
-#    pseudo-random order, so these are the first 40 of the book's claims.  Before running, write down for
-#    `hover`: the order of the systems on recall@5 (which first, which last); whether the `admiral-vs-initial`
-#    interval on recall@5 (the columns "95% interval: low" and "high" of the paper-vs-this-run table) will
-#    cross zero; roughly how much wider the intervals will be than in the book's run; and which cells of the
-#    by-hops table will have the widest intervals.  Then check the first interval table, the by-hops table and
-#    the verdicts of C1a to C1f in the claims table.
+# A new `limit` or decoding config reruns every system with the cached models (minutes).  A new `seed` also
+# retrains the components (the training table shows for how long).
+
+# %% [markdown]
+# ### 1. Predict the table: 40 claims
 #
-#    :::{dropdown} Hint
-#    For a mean of 0/1 values the bootstrap interval shrinks roughly like 1/sqrt(n).  For the by-hops table,
-#    the `n` of each `recall@5/<h>hop` row in the results file says how many claims it rests on.
-#    :::
+# Rerun with `-p limit 40`.  The evaluation claims are in a fixed pseudo-random order, so these are the first 40
+# of the book's claims.  Before running, write down for `hover`:
 #
-# 2. **Predict the table: beam 5 instead of 25.** Change `config = retrieval_experiments.book_config(smoke)` to
-#    `config = retrieval_experiments.book_config(smoke, beam=5)` (`AdmiralConfig.beam`).  Before running, sort the
-#    systems into those whose rows cannot change at all and those that can, and for the second group predict
-#    the direction of recall@5.  Look at the interval table and at the rows C1d (top beams against Top-1) and
-#    C1f (the title model against `mentions-only`) of the claims table.
+# - the order of the systems on recall@5 (which first, which last);
+# - whether the `admiral-vs-initial` interval on recall@5 will cross zero (the columns "95% interval: low" and
+#   "high" of the paper-vs-this-run table);
+# - roughly how much wider the intervals will be than in the book's run;
+# - which cells of the by-hops table will have the widest intervals.
 #
-#    :::{dropdown} Hint
-#    Follow `beam` through `retrieval_experiments.run_systems` and `Admiral._hops`: which systems decode iteration 2
-#    with `AdmiralConfig.beam`, and which use only the GENRE step's `genre_beams` or no model at all?  What
-#    does `MentionsOnly.generate_batch` do with its `beam` argument?  After titles already retrieved are
-#    removed, at most `AdmiralConfig.new_documents` titles are kept.
-#    :::
+# Then check the first interval table, the by-hops table and the verdicts of C1a to C1f in the claims table.
 #
-# 3. **One new title per hop.** Change the config to `retrieval_experiments.book_config(smoke, new_documents=1)`.
-#    Predict how this run's `admiral` row will compare with the `admiral-top1` row of the book's run, and what
-#    this run's `admiral-vs-admiral-top1` difference and its interval (claim C1d) will be.  The chapter's text
-#    explains what an interval of zero width at zero means.
+# :::{dropdown} Hint
+# For a mean of 0/1 values the bootstrap interval shrinks roughly like 1/sqrt(n).  For the by-hops table, the
+# `n` of each `recall@5/<h>hop` row in the results file says how many claims it rests on.
+# :::
+
+# %% [markdown]
+# ### 2. Predict the table: beam 5 instead of 25
 #
-#    :::{dropdown} Hint
-#    Compare `RetrievalTrace.ranking(top1=True)` with what `Admiral._hops` keeps when `new_documents` is 1.
-#    :::
+# Change `config = retrieval_experiments.book_config(smoke)` to
+# `config = retrieval_experiments.book_config(smoke, beam=5)` (`AdmiralConfig.beam`).  Before running, sort the
+# systems into those whose rows cannot change at all and those that can.  For the second group, predict the
+# direction of recall@5.  Look at the interval table and at the rows C1d (top beams against Top-1) and C1f (the
+# title model against `mentions-only`) of the claims table.
 #
-# 4. **Linked titles plus BM25 pages.** Change the config to
-#    `retrieval_experiments.book_config(smoke, linked_bm25_k=10)` (`AdmiralConfig.linked_bm25_k`, 0 by default): each
-#    hop's tree then also holds BM25's top 10 pages for the claim plus its input sentences.  Predict the
-#    direction of recall@5 for `admiral` and for `mentions-only`, whether `admiral-fulltrie` can change, and
-#    whether the verdict on C1f will change.
+# :::{dropdown} Hint
+# Follow `beam` through `retrieval_experiments.run_systems` and `Admiral._hops`.  Which systems decode
+# iteration 2 with `AdmiralConfig.beam`, and which use only the GENRE step's `genre_beams` or no model at all?
+# What does `MentionsOnly.generate_batch` do with its `beam` argument?  After titles already retrieved are
+# removed, at most `AdmiralConfig.new_documents` titles are kept.
+# :::
+
+# %% [markdown]
+# ### 3. One new title per hop
 #
-#    :::{dropdown} Hint
-#    Read `Admiral.linked_titles` and find which systems call it; `admiral-fulltrie` is built with
-#    `hop_titles="corpus"`.  Candidates that BM25 found for the claim may already sit in iteration 1's list,
-#    and the hop drops titles already retrieved.
-#    :::
+# Change the config to `retrieval_experiments.book_config(smoke, new_documents=1)`.  Predict how this run's
+# `admiral` row will compare with the `admiral-top1` row of the book's run.  Predict also what this run's
+# `admiral-vs-admiral-top1` difference and its interval (claim C1d) will be.  The chapter's text explains what
+# an interval of zero width at zero means.
 #
-# 5. **Another seed.** Rerun with `-p seed 1`: the reranker, the hop-0 and hop-1 models and the not-joint
-#    ablation are retrained (`TrainingSettings(seed=seed)`), the evaluation claims stay the same.  Before
-#    running, predict which systems will reach exactly the same values as with seed 0 and which will not, and
-#    whether each verdict C1a to C1f will stay as it is.  Compare the interval tables and the claims table of
-#    the two runs.
+# :::{dropdown} Hint
+# Compare `RetrievalTrace.ranking(top1=True)` with what `Admiral._hops` keeps when `new_documents` is 1.
+# :::
+
+# %% [markdown]
+# ### 4. Linked titles plus BM25 pages
 #
-#    :::{dropdown} Hint
-#    Which systems use no component trained in this chapter (see `retrieval_experiments.SYSTEMS` and the
-#    `proofbook.index.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.core.intervals`), so
-#    an unchanged value can still get new interval bounds.
-#    :::
+# Change the config to `retrieval_experiments.book_config(smoke, linked_bm25_k=10)`
+# (`AdmiralConfig.linked_bm25_k`, 0 by default).  Each hop's tree then also holds BM25's top 10 pages for the
+# claim plus its input sentences.  Predict:
+#
+# - the direction of recall@5 for `admiral` and for `mentions-only`;
+# - whether `admiral-fulltrie` can change;
+# - whether the verdict on C1f will change.
+#
+# :::{dropdown} Hint
+# Read `Admiral.linked_titles` and find which systems call it; `admiral-fulltrie` is built with
+# `hop_titles="corpus"`.  Candidates that BM25 found for the claim may already sit in iteration 1's list, and
+# the hop drops titles already retrieved.
+# :::
+
+# %% [markdown]
+# ### 5. Another seed
+#
+# Rerun with `-p seed 1`.  The reranker, the hop-0 and hop-1 models and the not-joint ablation are retrained
+# (`TrainingSettings(seed=seed)`); the evaluation claims stay the same.  Before running, predict which systems
+# will reach exactly the same values as with seed 0 and which will not.  Predict also whether each verdict C1a
+# to C1f will stay as it is.  Compare the interval tables and the claims table of the two runs.
+#
+# :::{dropdown} Hint
+# Which systems use no component trained in this chapter (see `retrieval_experiments.SYSTEMS` and the
+# `proofbook.index.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.core.intervals`), so
+# an unchanged value can still get new interval bounds.
+# :::

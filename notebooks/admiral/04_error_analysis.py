@@ -41,6 +41,7 @@ from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import save_figure
 from proofbook.render.retrieval import beams_frame, sentences_frame
 
+# %%
 n_claims = limit or (retrieval_experiments.SMOKE_LIMIT if smoke else retrieval_experiments.FULL_LIMIT)
 chapter = start("admiral/04_error_analysis", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
                 results_dir=results_dir, settings=retrieval_experiments.TrainingSettings, example_id=example_id,
@@ -176,67 +177,87 @@ for claim, trace, missing in detailed:
 # %% [markdown]
 # ## Exercises
 #
-# Rerun the chapter with the project's runner, and send its outputs elsewhere so that the book's results,
+# Rerun the chapter with the project's runner, and send its outputs elsewhere, so that the book's results,
 # figures and executed copy stay as they are:
 # `python -m proofbook run notebooks/admiral/04_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/04_error_analysis.ipynb`,
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
-# notebook and run the copy the same way.  With the default `limit`, `seed` and `smoke` the chapter reads
-# the experiments chapter's cached run, and the edits below change only how that run is read.
+# notebook and run the copy the same way.
 #
-# 1. **Predict the stage table at k = 10.** In the stage-table cell change
-#    `error_rows(run.traces, run.claims, k=5)` to `error_rows(run.traces, run.claims, k=10)`.  Before running,
-#    predict for each of the four stages whether its count can go down, stay the same or go up, and why.
-#    Look at the stage table, the results rows `missing_docs/<stage>` and the glued sentence on the most common
-#    fate (`top_stage`).
+# With the default `limit`, `seed` and `smoke` the chapter reads the experiments chapter's cached run.  The
+# edits below change only how that run is read.
+
+# %% [markdown]
+# ### 1. Predict the stage table at k = 10
 #
-#    :::{dropdown} Hint
-#    Read `missing_stage` in `proofbook.admiral.retrieval.errors` together with `RetrievalTrace.ranking`: which
-#    documents can fill places 6 to 10 of the ranked list?
-#    :::
+# In the stage-table cell change `error_rows(run.traces, run.claims, k=5)` to
+# `error_rows(run.traces, run.claims, k=10)`.  Before running, predict for each of the four stages whether its
+# count can go down, stay the same or go up, and why.  Look at the stage table, the results rows
+# `missing_docs/<stage>` and the glued sentence on the most common fate (`top_stage`).
 #
-# 2. **Are ambiguous titles hard for BM25 too?** In the ambiguity cell replace `run.rankings["admiral"]` by
-#    `run.rankings["bm25"]`, and `"system": "admiral"` in `base` by `"system": "bm25"`, so that the results
-#    rows say what they measure.  Before running, predict whether the gap between ambiguous and plain titles
-#    will be wider or narrower than for `admiral`, and whether the two intervals will overlap.  Look at the
-#    ambiguity table (`share found in top 5`, `95% interval`) and the rows `doc_recall@5/ambiguous_title` and
-#    `doc_recall@5/plain_title`.
+# :::{dropdown} Hint
+# Read `missing_stage` in `proofbook.admiral.retrieval.errors` together with `RetrievalTrace.ranking`: which
+# documents can fill places 6 to 10 of the ranked list?
+# :::
+
+# %% [markdown]
+# ### 2. Are ambiguous titles hard for BM25 too?
 #
-#    :::{dropdown} Hint
-#    BM25 matches the claim's words against a page's words.  The title model must write the whole title,
-#    parenthesis included, since the prefix tree only accepts complete corpus titles.  Which of the two needs
-#    the word in the parenthesis to come from somewhere?
-#    :::
+# In the ambiguity cell replace `run.rankings["admiral"]` by `run.rankings["bm25"]`.  Replace also
+# `"system": "admiral"` in `base` by `"system": "bm25"`, so that the results rows say what they measure.  Before
+# running, predict:
 #
-# 3. **What the title model adds, by hop count.** In the figure cell change
-#    `for system in ("initial", "admiral")` to `for system in ("initial", "mentions-only", "admiral")`.
-#    Predict for which hop counts `admiral` will be above `mentions-only`, below it or level with it.  Look at
-#    the right panel of the figure, and compare with claim C1f in the experiments chapter, which pools all hop
-#    counts.
+# - whether the gap between ambiguous and plain titles will be wider or narrower than for `admiral`;
+# - whether the two intervals will overlap.
 #
-#    :::{dropdown} Hint
-#    `MentionsOnly` (in `proofbook.admiral.retrieval.multihop`) ranks the same narrowed titles by the reranker's best
-#    sentence for the claim alone.  A 2-hop claim needs one page found through a bridge, a 4-hop claim three.
-#    :::
+# Look at the ambiguity table (`share found in top 5`, `95% interval`) and the rows
+# `doc_recall@5/ambiguous_title` and `doc_recall@5/plain_title`.
 #
-# 4. **Lost early or lost late, by kind of title.** Add a cell after the stage table:
-#    `errors[errors.dataset == "hover"].groupby(["disambiguated_title", "stage"]).size().unstack(fill_value=0)`.
-#    Before running, predict whether a missing title with a parenthesis is more often `not found` than a
-#    plain one, or more often lost at a later stage.  Compare the new table with the ambiguity table.
+# :::{dropdown} Hint
+# BM25 matches the claim's words against a page's words.  The title model must write the whole title,
+# parenthesis included, since the prefix tree only accepts complete corpus titles.  Which of the two needs the
+# word in the parenthesis to come from somewhere?
+# :::
+
+# %% [markdown]
+# ### 3. What the title model adds, by hop count
 #
-#    :::{dropdown} Hint
-#    `error_rows` sets `disambiguated_title` when a title ends in a parenthesis.  Which stage depends on BM25
-#    or the GENRE step making the page a candidate at all, and which on the reranker's ordering?
-#    :::
+# In the figure cell change `for system in ("initial", "admiral")` to
+# `for system in ("initial", "mentions-only", "admiral")`.  Predict for which hop counts `admiral` will be above
+# `mentions-only`, below it or level with it.  Look at the right panel of the figure.  Compare it with claim C1f
+# in the experiments chapter, which pools all hop counts.
 #
-# 5. **Other misses, read closely.** Rerun with `-p sample_seed 1 -p n_examples 5` for other examples of a
-#    hop that brings no new gold page, or pick one claim yourself: the cell
-#    `errors[(errors.dataset == "hover") & (errors.stage == "generated, not kept")].claim_id.unique()` lists
-#    some ids; rerun with `-p example_id ID`.  For each example, read the input sentences first and predict
-#    whether the missing gold page's title occurs in any of them; then check the `gold` column of the beams
-#    table and put the example in one of the stage table's four stages.
+# :::{dropdown} Hint
+# `MentionsOnly` (in `proofbook.admiral.retrieval.multihop`) ranks the same narrowed titles by the reranker's
+# best sentence for the claim alone.  A 2-hop claim needs one page found through a bridge, a 4-hop claim three.
+# :::
+
+# %% [markdown]
+# ### 4. Lost early or lost late, by kind of title
 #
-#    :::{dropdown} Hint
-#    The hop's tree holds only the titles mentioned in its input sentences (`Admiral.linked_titles`), and the
-#    input is the first `AdmiralConfig.input_sentences` selected sentences.  If no input sentence names the
-#    bridge page, no beam can be that page.
-#    :::
+# Add a cell after the stage table:
+# `errors[errors.dataset == "hover"].groupby(["disambiguated_title", "stage"]).size().unstack(fill_value=0)`.
+# Before running, predict whether a missing title with a parenthesis is more often `not found` than a plain one,
+# or more often lost at a later stage.  Compare the new table with the ambiguity table.
+#
+# :::{dropdown} Hint
+# `error_rows` sets `disambiguated_title` when a title ends in a parenthesis.  Which stage depends on BM25 or the
+# GENRE step making the page a candidate at all, and which on the reranker's ordering?
+# :::
+
+# %% [markdown]
+# ### 5. Other misses, read closely
+#
+# Rerun with `-p sample_seed 1 -p n_examples 5` for other examples of a hop that brings no new gold page.  Or
+# pick one claim yourself: the cell
+# `errors[(errors.dataset == "hover") & (errors.stage == "generated, not kept")].claim_id.unique()` lists some
+# ids; rerun with `-p example_id ID`.
+#
+# For each example, read the input sentences first and predict whether the missing gold page's title occurs in
+# any of them.  Then check the `gold` column of the beams table, and put the example in one of the stage table's
+# four stages.
+#
+# :::{dropdown} Hint
+# The hop's tree holds only the titles mentioned in its input sentences (`Admiral.linked_titles`).  The input is
+# the first `AdmiralConfig.input_sentences` selected sentences.  If no input sentence names the bridge page, no
+# beam can be that page.
+# :::

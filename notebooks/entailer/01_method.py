@@ -222,95 +222,115 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Another question.** Rerun the chapter on another OpenBookQA dev question:
-#    `python -m proofbook run notebooks/entailer/01_method.py -p example_id 7-57 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
-#    (any `ID` of `openbookqa/dev.tsv` in the data directory works), or try a question of your own with
-#    `python -m proofbook explain entailer "QUESTION" --options "first option" "second option" ...`, which uses the
-#    models this chapter cached. Before running, read the question and its options and write down which option the
-#    direct truth scorer will prefer, whether Entailer's proof will pick the same one, and whether any candidate
-#    premise set of the gold option will survive the rejection rule. Check the hypothesis table, the trees with
-#    their candidates, the figure of direct and proof scores per option, and the sentence "Entailer answers ...".
+# ### 1. Another question
 #
-#    :::{dropdown} Hint
-#    The direct score reads the hypothesis together with the WorldTree facts BM25 retrieves for it, so an option whose
-#    words match a stored fact starts with an advantage. The proof score multiplies premise scores and an inference
-#    score, so one weak premise sinks a proof however good the rest is.
-#    :::
+# Rerun the chapter on another OpenBookQA dev question:
+# `python -m proofbook run notebooks/entailer/01_method.py -p example_id 7-57 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# (any `ID` of `openbookqa/dev.tsv` in the data directory works).  Or try a question of your own with
+# `python -m proofbook explain entailer "QUESTION" --options "first option" "second option" ...`, which uses the
+# models this chapter cached.
 #
-# 2. **The rejection threshold.** A candidate premise set is rejected when one of its premise scores or its
-#    inference score is below `SearchConfig.threshold` (the paper's 0.5). Copy the notebook
-#    (`cp notebooks/entailer/01_method.py /tmp/mine/entailer_01.py`) and in the copy change
-#    `config = settings.search("entailer-sampled-d1")` to
-#    `config = dataclasses.replace(settings.search("entailer-sampled-d1"), threshold=T)` (add `import dataclasses`);
-#    run it with `python -m proofbook run /tmp/mine/entailer_01.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
-#    for T = 0.0, 0.3, 0.7 and 1.0. Before running, predict for which of these values the tree kept for an option
-#    can differ from the one kept at T = 0.0. Check the candidates of each tree (rejected ones carry their reason),
-#    the notes on the roots and the proof scores in the figure.
+# Before running, read the question and its options and write down:
 #
-#    :::{dropdown} Hint
-#    Read how `_expand_level` in `proofbook.entailer.search` chooses at the top level: among the survivors if
-#    there are any, otherwise among all candidates. Which pool does it choose from when nothing is rejected, and when
-#    everything is?
-#    :::
+# - which option the direct truth scorer will prefer;
+# - whether Entailer's proof will pick the same one;
+# - whether any candidate premise set of the gold option will survive the rejection rule.
 #
-# 3. **How hot can the sampler run?** The sampling table compares the paper's temperature 2.0 with this book's
-#    `Settings.temperature`. Add a cell after it (leave the original call alone: the glued sentence reads its first
-#    two rows):
+# Check the hypothesis table, the trees with their candidates, the figure of direct and proof scores per option,
+# and the sentence "Entailer answers ...".
 #
-#    ```python
-#    pd.DataFrame(entailer_experiments.sampling_check(components, hypotheses, settings.k, seed,
-#                 settings=((2.0, 0.95), (1.5, 0.95), (1.2, 0.95), (1.0, 0.95), (0.7, 0.95), (2.0, 0.5))))
-#    ```
+# :::{dropdown} Hint
+# The direct score reads the hypothesis together with the WorldTree facts BM25 retrieves for it.  So an option
+# whose words match a stored fact starts with an advantage.  The proof score multiplies premise scores and an
+# inference score, so one weak premise sinks a proof however good the rest is.
+# :::
+
+# %% [markdown]
+# ### 2. The rejection threshold
 #
-#    Before running, sketch the `well-formed` column against temperature: where does it start to fall, and does
-#    lowering top-p to 0.5 at temperature 2.0 bring the samples back? Read the `example` column too: a well-formed
-#    sample can still be nonsense.
+# A candidate premise set is rejected when one of its premise scores or its inference score is below
+# `SearchConfig.threshold` (the paper's 0.5).  Copy the notebook
+# (`cp notebooks/entailer/01_method.py /tmp/mine/entailer_01.py`).  In the copy change
+# `config = settings.search("entailer-sampled-d1")` to
+# `config = dataclasses.replace(settings.search("entailer-sampled-d1"), threshold=T)` (add `import dataclasses`).
+# Run it with `python -m proofbook run /tmp/mine/entailer_01.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# for T = 0.0, 0.3, 0.7 and 1.0.
 #
-#    :::{dropdown} Hint
-#    Temperature flattens the whole next-token distribution; top-p then keeps the smallest set of tokens whose
-#    probabilities add up to p. A sample counts as well formed only if it is a proof output with at least one
-#    `[PREMISE]` marker (`parse_premises` in `proofbook.entailer.formats`).
-#    :::
+# Before running, predict for which of these values the tree kept for an option can differ from the one kept at
+# T = 0.0.  Check the candidates of each tree (rejected ones carry their reason), the notes on the roots and the
+# proof scores in the figure.
 #
-# 4. **Deeper trees.** Add a cell after the trees that proves the same hypotheses to depth 3:
+# :::{dropdown} Hint
+# Read how `_expand_level` in `proofbook.entailer.search` chooses at the top level: among the survivors if there
+# are any, otherwise among all candidates.  Which pool does it choose from when nothing is rejected, and when
+# everything is?
+# :::
+
+# %% [markdown]
+# ### 3. How hot can the sampler run?
 #
-#    ```python
-#    deep = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
-#                           components.behaviours(settings.premise_source), settings.search("entailer-sampled-d3"))
-#    pd.DataFrame({"proof d1": [o.proof_score for o in answer.options],
-#                  "proof d3": [o.proof_score for o in deep.options],
-#                  "height d3": [o.tree.height for o in deep.options]}, index=[o.label for o in answer.options])
-#    ```
+# The sampling table compares the paper's temperature 2.0 with this book's `Settings.temperature`.  Add a cell
+# after it (leave the original call alone: the glued sentence reads its first two rows):
 #
-#    Before running, predict: can an option's proof score be lower at depth 3 than at depth 1? Will any tree reach
-#    height 3? Can the answer change? Display `TreeView(deep.options[0].tree)` to read the notes on the nodes that
-#    were not expanded further.
+# ```python
+# pd.DataFrame(entailer_experiments.sampling_check(components, hypotheses, settings.k, seed,
+#              settings=((2.0, 0.95), (1.5, 0.95), (1.2, 0.95), (1.0, 0.95), (0.7, 0.95), (2.0, 0.5))))
+# ```
 #
-#    :::{dropdown} Hint
-#    Read `_settle` in `proofbook.entailer.search` and `ProofNode.score` in `proofbook.entailer.trees`:
-#    when does a premise keep its own proof, and what score does it then pass up? The top-level premise set is chosen
-#    before any deeper level is searched.
-#    :::
+# Before running, sketch the `well-formed` column against temperature: where does it start to fall?  Does
+# lowering top-p to 0.5 at temperature 2.0 bring the samples back?  Read the `example` column too: a well-formed
+# sample can still be nonsense.
 #
-# 5. **What the truth scorer reads.** The direct score s_d(H) comes from a MiniLM cross-encoder that reads the
-#    hypothesis together with the `Settings.truth_facts` WorldTree facts BM25 retrieves for it (`TruthContext`). Add
-#    a cell:
+# :::{dropdown} Hint
+# Temperature flattens the whole next-token distribution; top-p then keeps the smallest set of tokens whose
+# probabilities add up to p.  A sample counts as well formed only if it is a proof output with at least one
+# `[PREMISE]` marker (`parse_premises` in `proofbook.entailer.formats`).
+# :::
+
+# %% [markdown]
+# ### 4. Deeper trees
 #
-#    ```python
-#    context = components.model.truth_context
-#    with_facts = components.model.truth_scores(hypotheses)
-#    without = components.model.truth_scorer.predict_proba([(h, "") for h in hypotheses], progress=False)[:, 1]
-#    pd.DataFrame({"facts": [context.pair(h)[1] for h in hypotheses], "s_d with facts": with_facts,
-#                  "s_d without facts": without}, index=[o.label for o in question.options])
-#    ```
+# Add a cell after the trees that proves the same hypotheses to depth 3:
 #
-#    Before running, predict whether the facts retrieved for the gold option state (or nearly state) its hypothesis,
-#    and whether the ranking of the options survives without the facts. This scores a model trained with facts on
-#    inputs without them; to train one without facts, set `settings = Settings(seed=seed, truth_facts=0)`
-#    in a copy (this retrains the truth scorer only).
+# ```python
+# deep = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
+#                        components.behaviours(settings.premise_source), settings.search("entailer-sampled-d3"))
+# pd.DataFrame({"proof d1": [o.proof_score for o in answer.options],
+#               "proof d3": [o.proof_score for o in deep.options],
+#               "height d3": [o.tree.height for o in deep.options]}, index=[o.label for o in answer.options])
+# ```
 #
-#    :::{dropdown} Hint
-#    The truth-scorer paragraph of the `proofbook.entailer.entailer_experiments` docstring says what a MiniLM scorer
-#    learnt without facts. Compare the facts retrieved for the different options: are they about the question, or
-#    about each option's own words?
-#    :::
+# Before running, predict: can an option's proof score be lower at depth 3 than at depth 1?  Will any tree reach
+# height 3?  Can the answer change?  Display `TreeView(deep.options[0].tree)` to read the notes on the nodes that
+# were not expanded further.
+#
+# :::{dropdown} Hint
+# Read `_settle` in `proofbook.entailer.search` and `ProofNode.score` in `proofbook.entailer.trees`.  When does a
+# premise keep its own proof, and what score does it then pass up?  The top-level premise set is chosen before
+# any deeper level is searched.
+# :::
+
+# %% [markdown]
+# ### 5. What the truth scorer reads
+#
+# The direct score s_d(H) comes from a MiniLM cross-encoder.  It reads the hypothesis together with the
+# `Settings.truth_facts` WorldTree facts BM25 retrieves for it (`TruthContext`).  Add a cell:
+#
+# ```python
+# context = components.model.truth_context
+# with_facts = components.model.truth_scores(hypotheses)
+# without = components.model.truth_scorer.predict_proba([(h, "") for h in hypotheses], progress=False)[:, 1]
+# pd.DataFrame({"facts": [context.pair(h)[1] for h in hypotheses], "s_d with facts": with_facts,
+#               "s_d without facts": without}, index=[o.label for o in question.options])
+# ```
+#
+# Before running, predict whether the facts retrieved for the gold option state (or nearly state) its
+# hypothesis.  Predict also whether the ranking of the options survives without the facts.  This scores a model
+# trained with facts on inputs without them.  To train one without facts, set
+# `settings = Settings(seed=seed, truth_facts=0)` in a copy (this retrains the truth scorer only).
+#
+# :::{dropdown} Hint
+# The truth-scorer paragraph of the `proofbook.entailer.entailer_experiments` docstring says what a MiniLM scorer
+# learnt without facts.  Compare the facts retrieved for the different options: are they about the question, or
+# about each option's own words?
+# :::

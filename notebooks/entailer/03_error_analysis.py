@@ -56,6 +56,7 @@ from proofbook.render.chapter import start
 from proofbook.index.dense import SentenceEmbedder
 from proofbook.render.figures import save_figure
 
+# %%
 FULL_LIMIT = 100        # the experiments chapter's questions (its runs are read from the cache)
 n_questions = limit or (4 if smoke else FULL_LIMIT)
 SYSTEM = "entailer-sampled-d1"
@@ -207,82 +208,102 @@ if demo["taught"]:
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Predict the error categories.** Before running, read the rules of `error_category` in
-#    `proofbook.entailer.entailer_experiments` (tried in the order `dataset`, `reasoning: near-tautology`,
-#    `reasoning`, `belief`) and the trees of the method chapter, and write down which category will hold the largest
-#    share of the wrong answers and whether `dataset` will be empty. Run
-#    `python -m proofbook run notebooks/entailer/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
-#    and compare with the category table and its figure (results rows `error_share/...`). `n_examples` and
-#    `sample_seed` choose which wrong answers' trees the chapter shows, if you want to read more of them.
+# ### 1. Predict the error categories
 #
-#    :::{dropdown} Hint
-#    The `reasoning` rule fires when the chosen premise set's inference score is below every one of its premise
-#    scores. Which scorer do you expect to be more generous to the premises this small generator writes: the truth
-#    scorer, which reads each premise with retrieved facts, or the entailment scorer, which must judge whether they
-#    entail the hypothesis?
-#    :::
+# Before running, read the rules of `error_category` in `proofbook.entailer.entailer_experiments`.  They are
+# tried in the order `dataset`, `reasoning: near-tautology`, `reasoning`, `belief`.  Read also the trees of the
+# method chapter.  Then write down which category will hold the largest share of the wrong answers, and whether
+# `dataset` will be empty.
 #
-# 2. **Proofs the paper would not have kept.** When every top-level candidate of an option is rejected, the search
-#    still scores the option by the best rejected candidate, and the root's note says "every candidate rejected;
-#    scored by the best rejected one". Add a cell after the category table:
+# Run
+# `python -m proofbook run notebooks/entailer/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# and compare with the category table and its figure (results rows `error_share/...`).  `n_examples` and
+# `sample_seed` choose which wrong answers' trees the chapter shows, if you want to read more of them.
 #
-#    ```python
-#    chosen = [next(o for o in e["answer"].options if o.label == e["predicted"]) for e in wrong]
-#    rejected = ["every candidate rejected" in o.tree.note for o in chosen]
-#    pd.crosstab(pd.Series([e["category"] for e in wrong], name="category"), pd.Series(rejected, name="all rejected"))
-#    ```
+# :::{dropdown} Hint
+# The `reasoning` rule fires when the chosen premise set's inference score is below every one of its premise
+# scores.  Which scorer do you expect to be more generous to the premises this small generator writes?  The truth
+# scorer reads each premise with retrieved facts; the entailment scorer must judge whether they entail the
+# hypothesis.
+# :::
+
+# %% [markdown]
+# ### 2. Proofs the paper would not have kept
 #
-#    Before running, predict what share of the wrong answers rest on such a proof, and in which categories the rules
-#    put them. Then count the same note among the correct answers
-#    (`[a.entailer.tree.note for a, p, g in zip(run.answers, run.predictions(), run.gold) if p == g]`): is the share
-#    different?
+# When every top-level candidate of an option is rejected, the search still scores the option by the best
+# rejected candidate.  The root's note then says "every candidate rejected; scored by the best rejected one".
+# Add a cell after the category table:
 #
-#    :::{dropdown} Hint
-#    A candidate is rejected when any premise score or its inference score is below `SearchConfig.threshold`.
-#    Compare that rule with the tests `error_category` applies to the chosen tree.
-#    :::
+# ```python
+# chosen = [next(o for o in e["answer"].options if o.label == e["predicted"]) for e in wrong]
+# rejected = ["every candidate rejected" in o.tree.note for o in chosen]
+# pd.crosstab(pd.Series([e["category"] for e in wrong], name="category"), pd.Series(rejected, name="all rejected"))
+# ```
 #
-# 3. **Greedy instead of sampled.** Copy the notebook
-#    (`cp notebooks/entailer/03_error_analysis.py /tmp/mine/entailer_03.py`), change `SYSTEM = "entailer-sampled-d1"`
-#    to `SYSTEM = "entailer-greedy-d1"`, and run the copy with
-#    `python -m proofbook run /tmp/mine/entailer_03.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`. The greedy
-#    run is read from the experiments chapter's cache; only the memory part searches again. Before running, predict
-#    the number of wrong answers (from the experiments chapter's accuracy table) and whether the `reasoning` share
-#    rises or falls with one greedy candidate per option instead of k sampled ones.
+# Before running, predict what share of the wrong answers rest on such a proof, and in which categories the
+# rules put them.  Then count the same note among the correct answers
+# (`[a.entailer.tree.note for a, p, g in zip(run.answers, run.predictions(), run.gold) if p == g]`): is the share
+# different?
 #
-#    :::{dropdown} Hint
-#    With one candidate, the top-level pool is that candidate, kept even when rejected. With k candidates the
-#    search keeps the one with the best (∏ s_d(p_i)) · s_e(P ⊢ H): which of the two factors does that choice tend to
-#    push up?
-#    :::
+# :::{dropdown} Hint
+# A candidate is rejected when any premise score or its inference score is below `SearchConfig.threshold`.
+# Compare that rule with the tests `error_category` applies to the chosen tree.
+# :::
+
+# %% [markdown]
+# ### 3. Greedy instead of sampled
 #
-# 4. **How corrections are matched.** `BeliefMemory` matches a statement to a stored correction exactly (normalised
-#    text) or, given an `embed` function, by MiniLM cosine of at least `threshold` (`DEFAULT_THRESHOLD` in
-#    `proofbook.entailer.memory`). In your copy, change
-#    `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode)` first to
-#    `memory = BeliefMemory(memory_file)` (exact matches only), then to
-#    `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode, threshold=0.75)`. Before each run,
-#    predict the two glued counts (questions whose search a taught belief entered, and answers changed): what is the
-#    smallest value the first can take with exact matching, and how does it grow as the threshold falls? Check the
-#    `memory beliefs used` column of the changes table as well.
+# Copy the notebook (`cp notebooks/entailer/03_error_analysis.py /tmp/mine/entailer_03.py`).  Change
+# `SYSTEM = "entailer-sampled-d1"` to `SYSTEM = "entailer-greedy-d1"`, and run the copy with
+# `python -m proofbook run /tmp/mine/entailer_03.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.  The
+# greedy run is read from the experiments chapter's cache; only the memory part searches again.
 #
-#    :::{dropdown} Hint
-#    The second search uses the same seed and the same hypotheses as the first, so the questions the corrections
-#    came from generate the same premises again. The module docstring of `proofbook.entailer.memory` warns
-#    what a loose threshold can match.
-#    :::
+# Before running, predict the number of wrong answers (from the experiments chapter's accuracy table).  Predict
+# also whether the `reasoning` share rises or falls with one greedy candidate per option instead of k sampled
+# ones.
 #
-# 5. **More corrections.** In your copy, change `teach=1 if smoke else 5` in the `memory_demo` call to `teach=20`.
-#    The simulated user marks, in the wrong answers in order, the premise the model believed most
-#    (`strongest_premise`, never a fact-corpus sentence) as false, without checking it, until it has made 20
-#    corrections or run out of wrong answers. Before running, predict how many of the changed answers
-#    move to the gold option rather than to another wrong one, and whether a question answered correctly before can
-#    become wrong. Check the `before`, `after` and `gold` columns of the changed-answers table and the results row
-#    `entailer-sampled-d1+memory-vs-entailer-sampled-d1` (metric `accuracy`, with its paired interval).
+# :::{dropdown} Hint
+# With one candidate, the top-level pool is that candidate, kept even when rejected.  With k candidates the
+# search keeps the one with the best (∏ s_d(p_i)) · s_e(P ⊢ H): which of the two factors does that choice tend
+# to push up?
+# :::
+
+# %% [markdown]
+# ### 4. How corrections are matched
 #
-#    :::{dropdown} Hint
-#    A premise taught false scores 0, so every candidate containing it is rejected and its ranking score is 0. The
-#    option falls back on its other candidates, and the answer goes to whichever option now has the best proof; the
-#    correction says nothing about which option that is. Similarity matching can also reach the premises of
-#    questions that were answered correctly.
-#    :::
+# `BeliefMemory` matches a statement to a stored correction exactly (normalised text).  Given an `embed`
+# function, it also matches by MiniLM cosine of at least `threshold` (`DEFAULT_THRESHOLD` in
+# `proofbook.entailer.memory`).  In your copy, change
+# `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode)` first to
+# `memory = BeliefMemory(memory_file)` (exact matches only), then to
+# `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode, threshold=0.75)`.
+#
+# Before each run, predict the two glued counts: questions whose search a taught belief entered, and answers
+# changed.  What is the smallest value the first can take with exact matching, and how does it grow as the
+# threshold falls?  Check the `memory beliefs used` column of the changes table as well.
+#
+# :::{dropdown} Hint
+# The second search uses the same seed and the same hypotheses as the first.  So the questions the corrections
+# came from generate the same premises again.  The module docstring of `proofbook.entailer.memory` warns what a
+# loose threshold can match.
+# :::
+
+# %% [markdown]
+# ### 5. More corrections
+#
+# In your copy, change `teach=1 if smoke else 5` in the `memory_demo` call to `teach=20`.  The simulated user
+# goes through the wrong answers in order.  In each it marks the premise the model believed most
+# (`strongest_premise`, never a fact-corpus sentence) as false, without checking it.  It stops when it has made
+# 20 corrections or run out of wrong answers.
+#
+# Before running, predict how many of the changed answers move to the gold option rather than to another wrong
+# one.  Predict also whether a question answered correctly before can become wrong.  Check the `before`, `after`
+# and `gold` columns of the changed-answers table.  Check also the results row
+# `entailer-sampled-d1+memory-vs-entailer-sampled-d1` (metric `accuracy`, with its paired interval).
+#
+# :::{dropdown} Hint
+# A premise taught false scores 0, so every candidate containing it is rejected and its ranking score is 0.  The
+# option falls back on its other candidates, and the answer goes to whichever option now has the best proof.  The
+# correction says nothing about which option that is.  Similarity matching can also reach the premises of
+# questions that were answered correctly.
+# :::

@@ -51,6 +51,7 @@ from proofbook.wild.tables import llm_questions, llm_summaries, predictions_fram
 from proofbook.wild.decomposition import AnnotatedQuestions
 from proofbook.wild.claim_showcase import showcase_claim
 
+# %%
 data = load_data(data_dir)
 chapter = start("wild/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
                 results_dir=results_dir, settings=wild_experiments.WildSettings, example_id=example_id,
@@ -176,112 +177,143 @@ timing.round(4).to_frame("median seconds")
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Another claim.** Follow a different ClaimDecomp test claim through the five stages:
-#    `python -m proofbook run notebooks/wild/01_method.py -p sample_seed 7 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
-#    (another showcase claim), or choose it by id with `-p example_id ID` (an `example_id` of
-#    `claimdecomp/test.jsonl` in the data directory). `python -m proofbook explain wild --claim-id ID` prints the same stages for one claim with the
-#    cached models, without rerunning the chapter. Before running, read only the claim, its speaker and its gold
-#    label, and write down (a) whether any of its cached search results will be dropped as `fact-check site`, and
-#    (b) whether the `web-summaries` prediction will be closer to the gold label than the `claim-only` one. Check
-#    (a) in the printed "filter outcome" and the `filter` column of the search table, and (b) in the `prediction`
-#    column of the Stage 5 table.
+# ### 1. Another claim
 #
-#    :::{dropdown} Hint
-#    The cache holds results for questions about the claim, but a claim that many fact-checkers covered draws
-#    their pages for almost any question about it. Read `is_fact_check_url` in `proofbook.wild.search`: it drops
-#    more than the sites listed in `FACT_CHECK_SITES`.
-#    :::
+# Follow a different ClaimDecomp test claim through the five stages:
+# `python -m proofbook run notebooks/wild/01_method.py -p sample_seed 7 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# (another showcase claim).  Or choose it by id with `-p example_id ID` (an `example_id` of
+# `claimdecomp/test.jsonl` in the data directory).  `python -m proofbook explain wild --claim-id ID` prints the
+# same stages for one claim with the cached models, without rerunning the chapter.
 #
-# 2. **The irrelevance threshold.** The extractive summariser writes "The document is irrelevant to the claim."
-#    when no sentence of a document reaches a MiniLM cosine of `threshold` (`THRESHOLD` in
-#    `proofbook.wild.summaries`) with the claim or one of its questions. Copy the notebook
-#    (`cp notebooks/wild/01_method.py /tmp/mine/wild_01.py`) and in the copy change
-#    `pipeline = replay_pipeline(data, models)` to
-#    `pipeline = replay_pipeline(data, models, summariser=ExtractiveSummariser(threshold=0.6))`
-#    (import `ExtractiveSummariser` from `proofbook.wild.summaries`); run it with
-#    `python -m proofbook run /tmp/mine/wild_01.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then again
-#    with `threshold=0.2`. Before each run, predict how many of the kept documents will be summarised as
-#    irrelevant, and what evidence text the `web-summaries` condition receives if all of them are. Look at the
-#    `summary` column of the Stage 4 table and the `web-summaries` row of the Stage 5 table.
+# Before running, read only the claim, its speaker and its gold label, and write down:
 #
-#    :::{dropdown} Hint
-#    `join_summaries` in `proofbook.wild.wild_experiments` decides what the classifier reads from the summaries. The
-#    experiments chapter takes the same number from `WildSettings.summary_threshold`; this chapter's pipeline uses
-#    the summariser's default unless you pass one.
-#    :::
+# - (a) whether any of its cached search results will be dropped as `fact-check site`;
+# - (b) whether the `web-summaries` prediction will be closer to the gold label than the `claim-only` one.
 #
-# 3. **Windows shorter than a snippet.** Fine-grained retrieval runs with the paper's sizes (`K1_TOKENS`,
-#    `STRIDE`, `TOP_WINDOWS` and `K2_TOKENS` in `proofbook.wild.fine_grained`), so a cached snippet is one or two
-#    windows and the expansion reaches all of it. Add a cell after the Stage 3 print that reruns the stage on the
-#    same pages and questions with short windows and no expansion:
+# Check (a) in the printed "filter outcome" and the `filter` column of the search table, and (b) in the
+# `prediction` column of the Stage 5 table.
 #
-#    ```python
-#    from proofbook.wild.fine_grained import fine_grained_retrieval
-#    searched = list(dict.fromkeys(p.question for p in trace.search.pages if p.question))
-#    small = fine_grained_retrieval([p.document for p in trace.search.pages], searched, k1=10, stride=5, k2=0)
-#    print(len(small.windows), len(small.kept), len(small.merged), small.documents, trace.retrieval.documents)
-#    [small.document_evidence(d) for d in small.documents]
-#    ```
+# :::{dropdown} Hint
+# The cache holds results for questions about the claim.  But a claim that many fact-checkers covered draws their
+# pages for almost any question about it.  Read `is_fact_check_url` in `proofbook.wild.search`: it drops more
+# than the sites listed in `FACT_CHECK_SITES`.
+# :::
+
+# %% [markdown]
+# ### 2. The irrelevance threshold
 #
-#    Before running it, predict roughly how many windows a page will now have, whether the top documents will be
-#    the same as the chapter's, and whether a kept document's evidence will be shorter than its snippet. Compare
-#    with the chapter's line "pages after the filters -> windows; kept; merged spans; top documents".
+# The extractive summariser writes "The document is irrelevant to the claim." when no sentence of a document
+# reaches a MiniLM cosine of `threshold` (`THRESHOLD` in `proofbook.wild.summaries`) with the claim or one of its
+# questions.
 #
-#    :::{dropdown} Hint
-#    Work out the window count from `make_windows` and the mean snippet length glued at Stage 3. For the ranking:
-#    BM25 normalises by window length, and the kept windows can now come several from one page.
-#    :::
+# Copy the notebook (`cp notebooks/wild/01_method.py /tmp/mine/wild_01.py`).  In the copy change
+# `pipeline = replay_pipeline(data, models)` to
+# `pipeline = replay_pipeline(data, models, summariser=ExtractiveSummariser(threshold=0.6))`
+# (import `ExtractiveSummariser` from `proofbook.wild.summaries`).  Run it with
+# `python -m proofbook run /tmp/mine/wild_01.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then again
+# with `threshold=0.2`.
 #
-# 4. **Constrained question generation.** The trained generator decodes freely with beam search;
-#    `GeneratorSettings.copy_constrained` decodes with `CopyConstraint` instead (only the claim's own tokens and a
-#    few of `QUESTION_WORDS`, each token at most once). Setting it in `WildSettings.generator` would retrain the
-#    generator, because the setting is part of its cache key; decoding the trained model with the constraint does
-#    not. Add a cell after Stage 1:
+# Before each run, predict how many of the kept documents will be summarised as irrelevant.  Predict also what
+# evidence text the `web-summaries` condition receives if all of them are.  Look at the `summary` column of the
+# Stage 4 table and the `web-summaries` row of the Stage 5 table.
 #
-#    ```python
-#    from dataclasses import replace
-#    from proofbook.index.dense import SentenceEmbedder
-#    from proofbook.wild.decomposition import TrainedQuestionGenerator, question_recall
-#    constrained = TrainedQuestionGenerator(models.generator.model,
-#                                           replace(models.generator.settings, copy_constrained=True))
-#    free, copied = models.generator.questions(claim), constrained.questions(claim)
-#    embedder = SentenceEmbedder("minilm", max_length=64)
-#    annotated = [AnnotatedQuestions().questions(claim)]
-#    print(copied, question_recall(annotated, [free], embedder), question_recall(annotated, [copied], embedder))
-#    ```
+# :::{dropdown} Hint
+# `join_summaries` in `proofbook.wild.wild_experiments` decides what the classifier reads from the summaries.
+# The experiments chapter takes the same number from `WildSettings.summary_threshold`.  This chapter's pipeline
+# uses the summariser's default unless you pass one.
+# :::
+
+# %% [markdown]
+# ### 3. Windows shorter than a snippet
 #
-#    Predict before running: will the constrained questions read as yes/no questions, can they contain a word that
-#    is neither in the claim nor in `QUESTION_WORDS`, and which list recovers more of the annotated questions
-#    (`question_recall`, the experiments chapter's metric)?
+# Fine-grained retrieval runs with the paper's sizes (`K1_TOKENS`, `STRIDE`, `TOP_WINDOWS` and `K2_TOKENS` in
+# `proofbook.wild.fine_grained`).  So a cached snippet is one or two windows, and the expansion reaches all of
+# it.  Add a cell after the Stage 3 print that reruns the stage on the same pages and questions with short
+# windows and no expansion:
 #
-#    :::{dropdown} Hint
-#    `CopyConstraint.allowed` limits which tokens may come next, not the order the model puts them in. A question
-#    that reuses most of the claim's words is close to the claim in MiniLM space; the experiments chapter's
-#    `claim-as-question` row shows how far that alone goes.
-#    :::
+# ```python
+# from proofbook.wild.fine_grained import fine_grained_retrieval
+# searched = list(dict.fromkeys(p.question for p in trace.search.pages if p.question))
+# small = fine_grained_retrieval([p.document for p in trace.search.pages], searched, k1=10, stride=5, k2=0)
+# print(len(small.windows), len(small.kept), len(small.merged), small.documents, trace.retrieval.documents)
+# [small.document_evidence(d) for d in small.documents]
+# ```
 #
-# 5. **What the oracle reader sees.** `strip_verdict` (in `proofbook.wild.veracity`) removes the sentences
-#    of a justification that state or define a rating, and the evidence classifier reads at most
-#    `WildSettings.evidence.max_length` tokens of claim and evidence together (a `VeracitySettings.max_length`).
-#    Add a cell after Stage 5 that scores three evidence texts for this claim:
+# Before running it, predict:
 #
-#    ```python
-#    from proofbook.wild.veracity import VERDICT_SENTENCE, claimdecomp_examples, strip_verdict
-#    from proofbook.core.corpus import split_sentences
-#    raw = " ".join(" ".join(p.split()) for p in claim.justification)
-#    texts = {"raw": raw, "verdict removed": strip_verdict(raw),
-#             "verdict sentences only": " ".join(s for s in split_sentences(raw) if VERDICT_SENTENCE.search(s))}
-#    predictions_frame({name: models.evidence.predict_proba(
-#        claimdecomp_examples([claim], {claim.example_id: text}), progress=False)[0]
-#        for name, text in texts.items()}).round(3)
-#    ```
+# - roughly how many windows a page will now have;
+# - whether the top documents will be the same as the chapter's;
+# - whether a kept document's evidence will be shorter than its snippet.
 #
-#    Predict before running: will "raw" and "verdict removed" give different probabilities, and will "verdict
-#    sentences only" give its highest probability to the rating those sentences name? Then compare the three rows
-#    with the `justification` row of the Stage 5 table.
+# Compare with the chapter's line "pages after the filters -> windows; kept; merged spans; top documents".
 #
-#    :::{dropdown} Hint
-#    Find where the verdict sentences sit in the justification, and count the tokens of claim and justification
-#    with `models.evidence.encoder.tokenizer`; when a pair is too long, the longer text is cut from its end. Recall
-#    also what the evidence classifier saw in training.
-#    :::
+# :::{dropdown} Hint
+# Work out the window count from `make_windows` and the mean snippet length glued at Stage 3.  For the ranking:
+# BM25 normalises by window length, and the kept windows can now come several from one page.
+# :::
+
+# %% [markdown]
+# ### 4. Constrained question generation
+#
+# The trained generator decodes freely with beam search.  `GeneratorSettings.copy_constrained` decodes with
+# `CopyConstraint` instead: only the claim's own tokens and a few of `QUESTION_WORDS`, each token at most once.
+# Setting it in `WildSettings.generator` would retrain the generator, because the setting is part of its cache
+# key.  Decoding the trained model with the constraint does not.  Add a cell after Stage 1:
+#
+# ```python
+# from dataclasses import replace
+# from proofbook.index.dense import SentenceEmbedder
+# from proofbook.wild.decomposition import TrainedQuestionGenerator, question_recall
+# constrained = TrainedQuestionGenerator(models.generator.model,
+#                                        replace(models.generator.settings, copy_constrained=True))
+# free, copied = models.generator.questions(claim), constrained.questions(claim)
+# embedder = SentenceEmbedder("minilm", max_length=64)
+# annotated = [AnnotatedQuestions().questions(claim)]
+# print(copied, question_recall(annotated, [free], embedder), question_recall(annotated, [copied], embedder))
+# ```
+#
+# Predict before running:
+#
+# - will the constrained questions read as yes/no questions?
+# - can they contain a word that is neither in the claim nor in `QUESTION_WORDS`?
+# - which list recovers more of the annotated questions (`question_recall`, the experiments chapter's metric)?
+#
+# :::{dropdown} Hint
+# `CopyConstraint.allowed` limits which tokens may come next, not the order the model puts them in.  A question
+# that reuses most of the claim's words is close to the claim in MiniLM space.  The experiments chapter's
+# `claim-as-question` row shows how far that alone goes.
+# :::
+
+# %% [markdown]
+# ### 5. What the oracle reader sees
+#
+# `strip_verdict` (in `proofbook.wild.veracity`) removes the sentences of a justification that state or define a
+# rating.  The evidence classifier reads at most `WildSettings.evidence.max_length` tokens of claim and evidence
+# together (a `VeracitySettings.max_length`).  Add a cell after Stage 5 that scores three evidence texts for this
+# claim:
+#
+# ```python
+# from proofbook.wild.veracity import VERDICT_SENTENCE, claimdecomp_examples, strip_verdict
+# from proofbook.core.corpus import split_sentences
+# raw = " ".join(" ".join(p.split()) for p in claim.justification)
+# texts = {"raw": raw, "verdict removed": strip_verdict(raw),
+#          "verdict sentences only": " ".join(s for s in split_sentences(raw) if VERDICT_SENTENCE.search(s))}
+# predictions_frame({name: models.evidence.predict_proba(
+#     claimdecomp_examples([claim], {claim.example_id: text}), progress=False)[0]
+#     for name, text in texts.items()}).round(3)
+# ```
+#
+# Predict before running: will "raw" and "verdict removed" give different probabilities?  Will "verdict
+# sentences only" give its highest probability to the rating those sentences name?  Then compare the three rows
+# with the `justification` row of the Stage 5 table.
+#
+# :::{dropdown} Hint
+# Find where the verdict sentences sit in the justification.  Count the tokens of claim and justification with
+# `models.evidence.encoder.tokenizer`; when a pair is too long, the longer text is cut from its end.  Recall also
+# what the evidence classifier saw in training.
+# :::
+#
+# ## Summary
+#
+# The five stages ran on one real claim.  The experiments chapter runs them on every test claim and compares
+# the evidence conditions with the claim-only classifier.

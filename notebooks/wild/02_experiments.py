@@ -217,76 +217,109 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "this run", "sp
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Predict the table.** Before you run the chapter (or scroll to its first table), write down for the
-#    ClaimDecomp test rows: (a) which system has the lowest `mae`; (b) whether `always-half-true` has a lower
-#    `mae` than `claim-only`; (c) whether any trained system has a lower `macro_f1` than `always-half-true`;
-#    (d) the verdict of W1 (`web-summaries` against `claim-only-matched` in MAE): holds, inconclusive or
-#    contradicted. Then run
-#    `python -m proofbook run notebooks/wild/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
-#    and check (a)-(c) in the six-way veracity table and (d) in the `verdict` column of the paper-vs-this-run
-#    table.
+# ### 1. Predict the table
 #
-#    :::{dropdown} Hint
-#    For (b), look at the label counts in the data table: MAE rewards a guess in the middle of the scale when the
-#    gold labels spread to both ends. For (c), work out the per-label F1 of a predictor that always says one label.
-#    For (d), read how `proofbook.core.paper_claims` turns a paired 95% interval into a verdict, and think about how wide an
-#    interval over this copy's test claims can be.
-#    :::
+# Before you run the chapter (or scroll to its first table), write down for the ClaimDecomp test rows:
 #
-# 2. **Fewer claims, wider intervals.** Rerun with `-p split test -p limit 30` (and the `/tmp/mine` folders).
-#    The classifiers are not retrained, because their training sets do not depend on `limit`; only the predictions
-#    are recomputed. Before running, predict which (dataset, split) blocks disappear from the table, about how much
-#    wider the bracketed interval of `web-summaries` `mae` becomes, and whether any of W1-W3 moves from holds or
-#    contradicted to inconclusive. Check the veracity table, the "annotated questions" column of the
-#    `question_recall` table and the claims table.
+# - (a) which system has the lowest `mae`;
+# - (b) whether `always-half-true` has a lower `mae` than `claim-only`;
+# - (c) whether any trained system has a lower `macro_f1` than `always-half-true`;
+# - (d) the verdict of W1 (`web-summaries` against `claim-only-matched` in MAE): holds, inconclusive or
+#   contradicted.
 #
-#    :::{dropdown} Hint
-#    `load_data` keeps, in both ClaimDecomp and LIAR, every evaluation split named `split`, each cut to its first
-#    `limit` claims. A bootstrap interval of a mean narrows roughly as one over the square root of the number of
-#    claims.
-#    :::
+# Then run
+# `python -m proofbook run notebooks/wild/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
+# Check (a)-(c) in the six-way veracity table and (d) in the `verdict` column of the paper-vs-this-run table.
 #
-# 3. **What a seed can move.** Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`. This
-#    retrains every classifier and the question generator (the seed is part of each `VeracitySettings` and of
-#    `GeneratorSettings`), so it takes as long as the first training. Before running, sort the values of the
-#    veracity table and the `question_recall` table into three groups: values that cannot change, values that
-#    cannot change but whose interval can, and values that can change. Then compare
-#    `/tmp/seed1/wild/02_experiments.json` with the seed-0 file row by row.
+# :::{dropdown} Hint
+# For (b), look at the label counts in the data table.  MAE rewards a guess in the middle of the scale when the
+# gold labels spread to both ends.  For (c), work out the per-label F1 of a predictor that always says one label.
+# For (d), read how `proofbook.core.paper_claims` turns a paired 95% interval into a verdict.  Then think about
+# how wide an interval over this copy's test claims can be.
+# :::
+
+# %% [markdown]
+# ### 2. Fewer claims, wider intervals
 #
-#    :::{dropdown} Hint
-#    Look at what each system's predictions depend on in `compute_run`, and where `seed` enters `metric_rows`.
-#    The cached LLM questions and the `claim-as-question` baseline involve no trained model.
-#    :::
+# Rerun with `-p split test -p limit 30` (and the `/tmp/mine` folders).  The classifiers are not retrained,
+# because their training sets do not depend on `limit`; only the predictions are recomputed.  Before running,
+# predict:
 #
-# 4. **The summariser's threshold.** `WildSettings.summary_threshold` is the MiniLM cosine below which a retrieved
-#    document is summarised as "The document is irrelevant to the claim.". Copy the notebook
-#    (`cp notebooks/wild/02_experiments.py /tmp/mine/wild_02.py`), replace its `settings = ...` line with
-#    `settings = dataclasses.replace(wild_experiments.WildSettings.full(seed), summary_threshold=0.6)` (and add
-#    `import dataclasses`), and run the copy with
-#    `python -m proofbook run /tmp/mine/wild_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`. Before
-#    running, predict which rows of the veracity table can change at all, and whether the `web-summaries` `mae`
-#    moves towards or away from the `web-snippets` one. Check the veracity table, the W3 row of the claims table and
-#    the "What the search filters removed" table.
+# - which (dataset, split) blocks disappear from the table;
+# - about how much wider the bracketed interval of `web-summaries` `mae` becomes;
+# - whether any of W1-W3 moves from holds or contradicted to inconclusive.
 #
-#    :::{dropdown} Hint
-#    The threshold is part of the run's cache key (`run_experiments`), not of any classifier's (`train_models`).
-#    Ask which condition's input text depends on the summariser, and what `join_summaries` returns for a claim
-#    whose summaries are all irrelevant.
-#    :::
+# Check the veracity table, the "annotated questions" column of the `question_recall` table and the claims
+# table.
 #
-# 5. **How much evidence the classifier reads.** The evidence classifier reads at most
-#    `WildSettings.evidence.max_length` tokens of claim and evidence together (`claim-only` has its own,
-#    `WildSettings.claim_only.max_length`). In your copy, write `base = wild_experiments.WildSettings.full(seed)` and
-#    `settings = dataclasses.replace(base, evidence=dataclasses.replace(base.evidence, max_length=96))`. This
-#    retrains the evidence classifier and `claim-only-matched` (both use the evidence settings), but not
-#    `claim-only`. Before running, predict which of `justification`, `web-snippets` and `web-summaries` gets the
-#    largest rise in `mae`, and whether `claim-only-matched` changes at all. Check the "max tokens" column of the
-#    training table (it should show the new length for the two retrained classifiers), the veracity table and the
-#    glued sentence on the justification's MAE minus the raw snippets'.
+# :::{dropdown} Hint
+# `load_data` keeps, in both ClaimDecomp and LIAR, every evaluation split named `split`, each cut to its first
+# `limit` claims.  A bootstrap interval of a mean narrows roughly as one over the square root of the number of
+# claims.
+# :::
+
+# %% [markdown]
+# ### 3. What a seed can move
 #
-#    :::{dropdown} Hint
-#    Compare the lengths of the three evidence texts: a justification runs to several paragraphs, `web-snippets`
-#    is the title and snippet of up to five documents, a summary is one or two sentences per document. When a pair
-#    is too long, the tokenizer cuts the longer text first (`truncation=True` in `CrossEncoder`). What does
-#    `claim-only-matched` read as its evidence?
-#    :::
+# Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`.  This retrains every classifier and
+# the question generator: the seed is part of each `VeracitySettings` and of `GeneratorSettings`.  So it takes as
+# long as the first training.
+#
+# Before running, sort the values of the veracity table and the `question_recall` table into three groups:
+#
+# - values that cannot change;
+# - values that cannot change but whose interval can;
+# - values that can change.
+#
+# Then compare `/tmp/seed1/wild/02_experiments.json` with the seed-0 file row by row.
+#
+# :::{dropdown} Hint
+# Look at what each system's predictions depend on in `compute_run`, and where `seed` enters `metric_rows`.  The
+# cached LLM questions and the `claim-as-question` baseline involve no trained model.
+# :::
+
+# %% [markdown]
+# ### 4. The summariser's threshold
+#
+# `WildSettings.summary_threshold` is the MiniLM cosine below which a retrieved document is summarised as "The
+# document is irrelevant to the claim.".  Copy the notebook (`cp notebooks/wild/02_experiments.py /tmp/mine/wild_02.py`).
+# Replace its `settings = ...` line with
+# `settings = dataclasses.replace(wild_experiments.WildSettings.full(seed), summary_threshold=0.6)` (and add
+# `import dataclasses`).  Run the copy with
+# `python -m proofbook run /tmp/mine/wild_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
+#
+# Before running, predict which rows of the veracity table can change at all.  Predict also whether the
+# `web-summaries` `mae` moves towards or away from the `web-snippets` one.  Check the veracity table, the W3 row
+# of the claims table and the "What the search filters removed" table.
+#
+# :::{dropdown} Hint
+# The threshold is part of the run's cache key (`run_experiments`), not of any classifier's (`train_models`).
+# Ask which condition's input text depends on the summariser.  And ask what `join_summaries` returns for a claim
+# whose summaries are all irrelevant.
+# :::
+
+# %% [markdown]
+# ### 5. How much evidence the classifier reads
+#
+# The evidence classifier reads at most `WildSettings.evidence.max_length` tokens of claim and evidence together.
+# (`claim-only` has its own, `WildSettings.claim_only.max_length`.)  In your copy, write
+# `base = wild_experiments.WildSettings.full(seed)` and
+# `settings = dataclasses.replace(base, evidence=dataclasses.replace(base.evidence, max_length=96))`.  This
+# retrains the evidence classifier and `claim-only-matched` (both use the evidence settings), but not
+# `claim-only`.
+#
+# Before running, predict which of `justification`, `web-snippets` and `web-summaries` gets the largest rise in
+# `mae`, and whether `claim-only-matched` changes at all.  Check the "max tokens" column of the training table:
+# it should show the new length for the two retrained classifiers.  Check also the veracity table and the glued
+# sentence on the justification's MAE minus the raw snippets'.
+#
+# :::{dropdown} Hint
+# Compare the lengths of the three evidence texts.  A justification runs to several paragraphs; `web-snippets`
+# is the title and snippet of up to five documents; a summary is one or two sentences per document.  When a pair
+# is too long, the tokenizer cuts the longer text first (`truncation=True` in `CrossEncoder`).  What does
+# `claim-only-matched` read as its evidence?
+# :::
+#
+# The table and figure give, on the same test claims, the claim-only classifier, the oracle justification, the
+# web evidence as snippets and as summaries, and the constant baseline.  The error-analysis chapter looks at the
+# labels each condition confuses and at the claims whose prediction the evidence changed.

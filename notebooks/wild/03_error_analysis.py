@@ -43,6 +43,7 @@ from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import load_data
 from proofbook.wild.tables import mae_by_label_frame
 
+# %%
 n_limit = limit or (6 if smoke else None)
 data = load_data(data_dir, split=split, limit=n_limit)
 chapter = start("wild/03_error_analysis", data_dir=data_dir, split=split, limit=n_limit, seed=seed, smoke=smoke,
@@ -127,74 +128,89 @@ for shown_id in shown_ids:
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Predict the confusion matrices.** Before running, sketch the `claim-only` matrix: which one or two
-#    predicted-label columns hold most of the counts, and whether some label is never predicted. Do the same for
-#    `justification`. Then run
-#    `python -m proofbook run notebooks/wild/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`,
-#    compare with the confusion-matrix figure, and check that your sketch agrees with the MAE-by-gold-label table.
+# ### 1. Predict the confusion matrices
 #
-#    :::{dropdown} Hint
-#    Each classifier keeps the checkpoint with the lowest MAE on its selection part, and MAE rewards hedging towards
-#    the middle of the scale. The claim-only classifier learnt LIAR's label distribution; the data table of the
-#    experiments chapter shows how it differs from ClaimDecomp test's.
-#    :::
+# Before running, sketch the `claim-only` matrix: which one or two predicted-label columns hold most of the
+# counts, and whether some label is never predicted.  Do the same for `justification`.  Then run
+# `python -m proofbook run notebooks/wild/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
+# Compare with the confusion-matrix figure, and check that your sketch agrees with the MAE-by-gold-label table.
 #
-# 2. **A column you can compute by hand.** Copy the notebook
-#    (`cp notebooks/wild/03_error_analysis.py /tmp/mine/wild_03.py`), add `"always-half-true"` to the tuple that
-#    defines `systems` near the top, and run the copy with
-#    `python -m proofbook run /tmp/mine/wild_03.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`. Before running,
-#    write down that system's whole column of the MAE-by-gold-label table, and its confusion matrix, without looking
-#    at any result. Then read off, for each gold label, which trained conditions beat the constant baseline.
+# :::{dropdown} Hint
+# Each classifier keeps the checkpoint with the lowest MAE on its selection part, and MAE rewards hedging
+# towards the middle of the scale.  The claim-only classifier learnt LIAR's label distribution.  The data table of
+# the experiments chapter shows how it differs from ClaimDecomp test's.
+# :::
+
+# %% [markdown]
+# ### 2. A column you can compute by hand
 #
-#    :::{dropdown} Hint
-#    Labels are indices 0-5 from `pants-fire` to `true` (`proofbook.data.politifact.LABELS`), and MAE is the mean
-#    absolute difference of indices. A condition that beats the baseline only near the middle has learnt little
-#    about the ends of the scale.
-#    :::
+# Copy the notebook (`cp notebooks/wild/03_error_analysis.py /tmp/mine/wild_03.py`).  Add `"always-half-true"` to
+# the tuple that defines `systems` near the top, and run the copy with
+# `python -m proofbook run /tmp/mine/wild_03.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
 #
-# 3. **Would the prediction have changed without evidence?** The flipped-claims table compares `web-summaries`
-#    with `claim-only`, but those two classifiers differ in two ways: the evidence, and the extra fine-tuning on
-#    LIAR-PLUS `val2` and ClaimDecomp dev. `claim-only-matched` has the extra fine-tuning without the evidence. Add a
-#    cell after the flipped-claims table:
+# Before running, write down that system's whole column of the MAE-by-gold-label table, and its confusion
+# matrix, without looking at any result.  Then read off, for each gold label, which trained conditions beat the
+# constant baseline.
 #
-#    ```python
-#    for system in ("claim-only-matched", "justification", "web-snippets", "web-summaries"):
-#        rows = wild_experiments.flipped_claims(run, data, system)
-#        print(system, len(rows), "flipped,", sum(r["closer"] for r in rows), "closer to gold")
-#    ```
+# :::{dropdown} Hint
+# Labels are indices 0-5 from `pants-fire` to `true` (`proofbook.data.politifact.LABELS`), and MAE is the mean
+# absolute difference of indices.  A condition that beats the baseline only near the middle has learnt little
+# about the ends of the scale.
+# :::
+
+# %% [markdown]
+# ### 3. Would the prediction have changed without evidence?
 #
-#    Predict before running: will `claim-only-matched` flip fewer claims than `web-summaries`, about as many, or
-#    more? Will the share of flips that moved closer to the gold label be higher for the evidence conditions than for
-#    `claim-only-matched`?
+# The flipped-claims table compares `web-summaries` with `claim-only`.  But those two classifiers differ in two
+# ways: the evidence, and the extra fine-tuning on LIAR-PLUS `val2` and ClaimDecomp dev.  `claim-only-matched` has
+# the extra fine-tuning without the evidence.  Add a cell after the flipped-claims table:
 #
-#    :::{dropdown} Hint
-#    By default the evidence classifier and `claim-only-matched` both start from the claim-only weights
-#    (`WildSettings.evidence_from_claim_only`) and are fine-tuned on the same claims. If most flips also happen
-#    without evidence, what caused them?
-#    :::
+# ```python
+# for system in ("claim-only-matched", "justification", "web-snippets", "web-summaries"):
+#     rows = wild_experiments.flipped_claims(run, data, system)
+#     print(system, len(rows), "flipped,", sum(r["closer"] for r in rows), "closer to gold")
+# ```
 #
-# 4. **One flip, stage by stage.** Pick a row of the flipped-claims table whose `closer` is False (rerun with a
-#    filter box of the table helps). Its id is in the `claim id` column; rerun the chapter with
-#    `-p example_id ID` to see that claim in every condition, or `python -m proofbook explain wild --claim-id ID`, which uses the models the chapters cached. Before running,
-#    read the row's `evidence` and predict how many of the kept documents were summarised as irrelevant and how close
-#    the two most probable labels of `claim-only` are. Check the "claim-focused summaries" and "veracity" sections of
-#    the output.
+# Predict before running: will `claim-only-matched` flip fewer claims than `web-summaries`, about as many, or
+# more?  Will the share of flips that moved closer to the gold label be higher for the evidence conditions than
+# for `claim-only-matched`?
 #
-#    :::{dropdown} Hint
-#    A prediction flips as soon as another label's probability overtakes the top one; when `claim-only` is nearly
-#    undecided, any text in the evidence slot can do that. Ask whether the summaries say anything about whether the
-#    claim is true, or only about its topic.
-#    :::
+# :::{dropdown} Hint
+# By default the evidence classifier and `claim-only-matched` both start from the claim-only weights
+# (`WildSettings.evidence_from_claim_only`), and are fine-tuned on the same claims.  If most flips also happen
+# without evidence, what caused them?
+# :::
+
+# %% [markdown]
+# ### 4. One flip, stage by stage
 #
-# 5. **Are the flips repeatable?** Add a cell that saves the flipped claims,
-#    `pd.DataFrame(flips).to_csv(f"/tmp/flips_seed{seed}.csv")`, and run your copy twice: as it is, and with
-#    `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1` (this retrains the classifiers, as long as the
-#    first training). Before the second run, predict what share of the claims flipped at seed 0 will flip again at
-#    seed 1, and whether the results rows `flipped_vs_claim_only` and `flipped_closer_to_gold` change by more than a
-#    few claims. Compare the `claim` columns of the two files.
+# Pick a row of the flipped-claims table whose `closer` is False (rerun with a filter box of the table helps).
+# Its id is in the `claim id` column.  Rerun the chapter with `-p example_id ID` to see that claim in every
+# condition.  Or run `python -m proofbook explain wild --claim-id ID`, which uses the models the chapters cached.
 #
-#    :::{dropdown} Hint
-#    Treat the second seed as another, equally valid training run. A story told about one claim's flip is only as
-#    firm as the flip is repeatable; compare the change in the counts with the differences between conditions that
-#    the experiments chapter's intervals can resolve.
-#    :::
+# Before running, read the row's `evidence`.  Predict how many of the kept documents were summarised as
+# irrelevant, and how close the two most probable labels of `claim-only` are.  Check the "claim-focused
+# summaries" and "veracity" sections of the output.
+#
+# :::{dropdown} Hint
+# A prediction flips as soon as another label's probability overtakes the top one.  When `claim-only` is nearly
+# undecided, any text in the evidence slot can do that.  Ask whether the summaries say anything about whether the
+# claim is true, or only about its topic.
+# :::
+
+# %% [markdown]
+# ### 5. Are the flips repeatable?
+#
+# Add a cell that saves the flipped claims, `pd.DataFrame(flips).to_csv(f"/tmp/flips_seed{seed}.csv")`.  Run
+# your copy twice: as it is, and with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`.  The
+# second run retrains the classifiers, as long as the first training.
+#
+# Before the second run, predict what share of the claims flipped at seed 0 will flip again at seed 1.  Predict
+# also whether the results rows `flipped_vs_claim_only` and `flipped_closer_to_gold` change by more than a few
+# claims.  Compare the `claim` columns of the two files.
+#
+# :::{dropdown} Hint
+# Treat the second seed as another, equally valid training run.  A story told about one claim's flip is only as
+# firm as the flip is repeatable.  Compare the change in the counts with the differences between conditions that
+# the experiments chapter's intervals can resolve.
+# :::

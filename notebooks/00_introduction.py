@@ -29,13 +29,14 @@
 #    direct truth scores and entailment scores, answering multiple-choice science questions.
 #
 # **Overview.** This first chapter loads every dataset the book uses through the library's readers
-# (`proofbook.data`), counts what is there, and looks at the claims: how long they are and how many
+# (`proofbook.data`) and counts what is there.  It then looks at the claims: how long they are and how many
 # documents a HoVer claim needs.  Every number on this page is computed below from the files in the data
 # directory; nothing is typed in.
 #
 # **Prerequisites and time.** `make book` has fetched the data (`make data`); this page runs in well under a
 # minute.
-#
+
+# %% [markdown]
 # ## How the book runs
 #
 # Every chapter is a percent-format Python file under `notebooks/` with one cell tagged `parameters`.
@@ -52,15 +53,19 @@
 # | `results_dir` | `"results"` | numbers go to `{results_dir}/{paper}/{stem}.json` |
 # | `figures_dir` | `"figures"` | figures go to `{figures_dir}/{paper}/` |
 #
-# The method and error-analysis chapters also take the examples they walk through: `example_id` (an id from
-# the data: that example is shown), `sample_seed` (which examples they list, drawn with that seed) and
-# `n_examples` (how many).  Without `example_id` each shows the first example on which its mechanism matters,
-# found by a rule it names.  Each chapter ends with exercises: what to change, what to predict before
-# rerunning, and where to look.  `python -m proofbook explain admiral "CLAIM"` (also `entailer`, `wild`)
-# walks one example of your own through a paper's method with the models the book trained.
+# The method and error-analysis chapters also take the examples they walk through:
 #
-# Each experiment writes its numbers as rows `dataset / split / system / metric / value / n` to a results
-# file; the tables and figures of the book and the tests all read that file.
+# - `example_id`: an id from the data; that example is shown;
+# - `sample_seed`: which examples they list, drawn with that seed;
+# - `n_examples`: how many.
+#
+# Without `example_id` each shows the first example on which its mechanism matters, found by a rule it names.
+# Each chapter ends with exercises: what to change, what to predict before rerunning, and where to look.
+# `python -m proofbook explain admiral "CLAIM"` (also `entailer`, `wild`) walks one example of your own through
+# a paper's method with the models the book trained.
+#
+# Each experiment writes its numbers as rows `dataset / split / system / metric / value / n` to a results file.
+# The tables and figures of the book and the tests all read that file.
 
 # %% tags=["parameters"]
 data_dir: str | None = None

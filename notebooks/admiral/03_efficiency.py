@@ -421,7 +421,7 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 #
 # The chapter times AdMIRaL over the full title tree.  Change
 # `config = retrieval_experiments.book_config(smoke, hop_titles="corpus")` to `config = retrieval_experiments.book_config(smoke)`
-# (`hop_titles="linked"`, the experiments chapter's `admiral`).  Predict three things:
+# (`hop_titles="linked"`, the experiments chapter's `admiral`).  Predict:
 #
 # - `latency_s_per_claim` at x1, relative to the book's run;
 # - the glued `latency_growth` from x1 to the largest corpus;

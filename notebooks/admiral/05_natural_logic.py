@@ -41,6 +41,7 @@ from myst_nb import glue
 
 from proofbook.core import intervals
 from proofbook.data.natlog import read_fewshot_processed
+from proofbook.data.proofver import OPERATORS
 from proofbook.admiral.prover import aligned_proofs, natlog, operators
 from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.core.examples import sample
@@ -66,8 +67,8 @@ data_path, results, settings = chapter.data_path, chapter.results, chapter.setti
 # automaton starts in SUPPORTS and reads them left to right (NOT ENOUGH INFO absorbs):
 
 # %%
-table = pd.DataFrame(natlog.TRANSITIONS).T.loc[["SUPPORTS", "REFUTES"], list(natlog.OPERATORS)]
-table.columns = [f"{op} ({natlog.OPERATORS[op]})" for op in table.columns]
+table = pd.DataFrame(natlog.TRANSITIONS).T.loc[["SUPPORTS", "REFUTES"], list(OPERATORS)]
+table.columns = [f"{op} ({OPERATORS[op]})" for op in table.columns]
 table
 
 # %% [markdown]
@@ -191,7 +192,7 @@ glue("lexical_accuracy", f"{lexical_accuracy:.3f}", display=False)
 
 # %%
 matrix = operators.confusion_matrix(heldout_gold, heldout_pred)
-labels = [f"{op} {natlog.OPERATORS[op]}" for op in operators.LABELS]
+labels = [f"{op} {OPERATORS[op]}" for op in operators.LABELS]
 fig, ax = plt.subplots(figsize=(6.2, 4.6))
 sns.heatmap(pd.DataFrame(matrix, index=labels, columns=labels), annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax)
 ax.set_xlabel("predicted operator")

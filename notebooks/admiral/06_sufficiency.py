@@ -78,7 +78,8 @@ from proofbook.core import paper_claims
 from proofbook.core import intervals
 from proofbook.data.fever_symmetric import read_fever_symmetric
 from proofbook.admiral.prover import aligned_proofs, calibration, natlog, stopping, sufficiency
-from proofbook.admiral.prover import sufficiency_experiments as prover_experiments
+from proofbook.admiral.prover import sufficiency_experiments
+from proofbook.admiral.prover.trained_prover import SufficiencySettings
 from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.render.chapter import sized_settings, start
 from proofbook.admiral.retrieval import retrieval_experiments
@@ -100,7 +101,7 @@ if splits != ["dev"]:
     raise ValueError(f"the retrieval datasets have one labelled split here, 'dev' (got {split!r})")
 retrieval_settings = sized_settings(retrieval_experiments.TrainingSettings, seed, smoke)
 beam = retrieval_experiments.book_config(smoke).beam
-settings = sized_settings(prover_experiments.SufficiencySettings, seed, smoke)
+settings = sized_settings(SufficiencySettings, seed, smoke)
 chapter = start("admiral/06_sufficiency", data_dir=data_dir, split=split, limit=n_claims, seed=seed, smoke=smoke,
                 results_dir=results_dir, iterations=settings.iterations, proof_beam=settings.beam,
                 calibration_claims=settings.calibration_claims,
@@ -124,7 +125,7 @@ if smoke:  # a few claims over a small corpus: every step runs, the numbers mean
 training = [tasks["hover"], tasks["feverous_s"]]
 start = time.perf_counter()
 components = retrieval_experiments.train_components(training, retrieval_settings)
-prover = prover_experiments.train_prover(training, settings, data_path, progress=not smoke)
+prover = sufficiency_experiments.train_prover(training, settings, data_path, progress=not smoke)
 seconds = {**components.train_seconds, **prover.seconds}
 pd.Series(seconds, name="seconds (0 if loaded from the cache)").round(1).to_frame()
 
@@ -215,9 +216,9 @@ if len(thresholds):
 # %%
 loop_datasets = ("hover", "feverous_s+distractors")
 for name in loop_datasets:
-    prover_experiments.calibrate_loop(prover, settings, tasks[name], components, retrieval_settings, beam,
+    sufficiency_experiments.calibrate_loop(prover, settings, tasks[name], components, retrieval_settings, beam,
                                       progress=not smoke)
-loop_rows = prover_experiments.loop_calibration_rows(prover, settings, loop_datasets)
+loop_rows = sufficiency_experiments.loop_calibration_rows(prover, settings, loop_datasets)
 for row in loop_rows:
     name, found = row["dataset"], row["threshold on loop points"] is not None
     for key in ("decision points", "complete"):
@@ -257,11 +258,11 @@ for name in ("hover", "feverous_s+distractors"):
     task = tasks[name]
     sets = evidence_sets([task], n_auc, settings.proofgen.distractors, settings.proofgen.max_evidence, seed,
                          claims_per_task={task.dataset: task.evaluation})
-    auc_scores[name] = (sets, prover_experiments.builder_scores(prover, settings, sets))
-    results.extend(prover_experiments.calibration_auc_rows(name, "dev", sets, auc_scores[name][1], seed=seed))
+    auc_scores[name] = (sets, sufficiency_experiments.builder_scores(prover, settings, sets))
+    results.extend(sufficiency_experiments.calibration_auc_rows(name, "dev", sets, auc_scores[name][1], seed=seed))
 auc_rows = [vars(row) for row in results.rows if row.metric.startswith("calibration_auc")]
 for name in auc_scores:
-    for system in prover_experiments.BUILDER_SYSTEMS:
+    for system in sufficiency_experiments.BUILDER_SYSTEMS:
         glue(f"auc_{system}_{name}", f"{results.value(name, 'dev', system, 'calibration_auc'):.2f}", display=False)
 intervals.interval_table(auc_rows, ["calibration_auc"])
 
@@ -300,9 +301,9 @@ runs, traces_by_dataset, claims_by_dataset = {}, {}, {}
 for name in ("hover", "feverous_s+distractors"):
     task = tasks[name]
     claims = task.evaluation[:n_claims]
-    traces = prover_experiments.cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam,
+    traces = sufficiency_experiments.cached_traces(task, components, claims, retrieval_settings, settings.iterations, beam,
                                        progress=not smoke, earlier_claims=task.evaluation[:experiments_claims])
-    runs[name] = prover_experiments.run_systems(task, claims, traces, prover.deciders(settings, name), settings.iterations,
+    runs[name] = sufficiency_experiments.run_systems(task, claims, traces, prover.deciders(settings, name), settings.iterations,
                                          progress=not smoke)
     traces_by_dataset[name], claims_by_dataset[name] = traces, claims
     for system, run in runs[name].items():
@@ -473,19 +474,19 @@ pd.Series(speed, name="seconds per decision (batched over claims)").to_frame()
 verdicts = {}
 aligned_hook = prover.aligned(settings)
 symmetric = {part: list(read_fever_symmetric(data_path, part))[:n_pairs] for part in ("dev", "test")}
-aligned_found = {part: prover_experiments.aligned_proofs(aligned_hook, pairs) for part, pairs in symmetric.items()}
+aligned_found = {part: sufficiency_experiments.aligned_proofs(aligned_hook, pairs) for part, pairs in symmetric.items()}
 nei_tuning = aligned_proofs.tune_nei_threshold(aligned_found["dev"], [p.label for p in symmetric["dev"]])
 glue("nei_rule", f"answers NOT ENOUGH INFO when its probability reaches {nei_tuning['nei_threshold']:.2f}"
      if nei_tuning["nei_threshold"] <= 1 else "never answers NOT ENOUGH INFO (no threshold at or below 1 does better "
      "there)", display=False)
 glue("argmax_accuracy_dev", f"{nei_tuning['argmax_accuracy']:.3f}", display=False)
 for part, pairs in symmetric.items():
-    _, best = prover_experiments.verdict_accuracy(prover.generator, pairs, beam=settings.verdict_beam)
-    found = {"natlog-aligned": [p.verdict for p in prover_experiments.aligned_verdicts(aligned_found[part],
+    _, best = sufficiency_experiments.verdict_accuracy(prover.generator, pairs, beam=settings.verdict_beam)
+    found = {"natlog-aligned": [p.verdict for p in sufficiency_experiments.aligned_verdicts(aligned_found[part],
                                                                                 nei_tuning["nei_threshold"])],
              "natlog-generated": [b.verdict if b else None for b in best]}
     for system, said in found.items():
-        results.extend(prover_experiments.verdict_rows(pairs, said, part, system, seed=seed))
+        results.extend(sufficiency_experiments.verdict_rows(pairs, said, part, system, seed=seed))
         verdicts[(part, system)] = pd.Series([v or "no proof" for v in said]).value_counts()
         accuracy, low, high = (results.value("fever_symmetric", part, system, f"verdict_acc{bound}")
                                for bound in ("", intervals.LOW, intervals.HIGH))
@@ -589,7 +590,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
 # notebook and run the copy the same way.
 #
-# Exercises 2, 3 and 5 change fields of `prover_experiments.SufficiencySettings`, in the line where the chapter
+# Exercises 2, 3 and 5 change fields of `SufficiencySettings`, in the line where the chapter
 # builds `settings`.  None of them retrains the proof generator or the operator models.
 
 # %% [markdown]
@@ -615,7 +616,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # %% [markdown]
 # ### 2. Predict the table: at most two iterations
 #
-# Change the settings to `prover_experiments.SufficiencySettings(seed=seed, iterations=2)` (3 by default).  The
+# Change the settings to `SufficiencySettings(seed=seed, iterations=2)` (3 by default).  The
 # traces are then the experiments chapter's two-iteration run, read from the cache when it is there.  Before
 # running, predict:
 #
@@ -633,11 +634,11 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # %% [markdown]
 # ### 3. The reference threshold
 #
-# Change the settings to `prover_experiments.SufficiencySettings(seed=seed, calibration_claims=0)`.  The
+# Change the settings to `SufficiencySettings(seed=seed, calibration_claims=0)`.  The
 # generated rule then keeps `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`).
 # The aligned rule keeps `AlignedSettings.threshold` (0.5).  Neither is calibrated.
 #
-# For a second run, set thresholds of your own, e.g. `prover_experiments.SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0,
+# For a second run, set thresholds of your own, e.g. `SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0,
 # aligned=aligned_proofs.AlignedSettings(threshold=0.2))`.  Only the threshold changes, so the operator model
 # is read from the cache.
 #
@@ -671,7 +672,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # %% [markdown]
 # ### 5. FEVER-Symmetric verdicts from five beams
 #
-# Change the settings to `prover_experiments.SufficiencySettings(seed=seed, verdict_beam=5)` (1 by default:
+# Change the settings to `SufficiencySettings(seed=seed, verdict_beam=5)` (1 by default:
 # the best proof of a greedy decode).  Predict:
 #
 # - how the verdict table will change (the counts of NOT ENOUGH INFO and of `no proof`);

@@ -334,7 +334,7 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # ### 3. More or fewer samples
 #
 # `Settings.k` is the number of premise sets sampled at the top level.  It is a search setting
-# (`Settings.search_settings` in `proofbook.entailer.components`), not part of any model's cache key.
+# (`Settings.search_settings` in `proofbook.entailer.settings`), not part of any model's cache key.
 #
 # Copy the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`).  Replace its
 # `settings = ...` line with `settings = Settings(seed=seed, k=2)`.  Run the copy with

@@ -153,7 +153,7 @@ for shown_id in shown_ids:
 # constant baseline.
 #
 # :::{dropdown} Hint
-# Labels are indices 0-5 from `pants-fire` to `true` (`proofbook.data.politifact.LABELS`), and MAE is the mean
+# Labels are indices 0-5 from `pants-fire` to `true` (`proofbook.data.politifact_text.LABELS`), and MAE is the mean
 # absolute difference of indices.  A condition that beats the baseline only near the middle has learnt little
 # about the ends of the scale.
 # :::

@@ -151,10 +151,11 @@ def _beam(beam) -> dict:
 def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 0,
                     cache: ArtifactCache | None = None, progress: bool = True) -> dict:
     """AdMIRaL's loop on HoVer's corpus for ``claim``, stopping when the natural-logic rule finds the
-    evidence sufficient (at most :class:`~proofbook.admiral.prover.sufficiency_experiments.SufficiencySettings` ``iterations``)."""
+    evidence sufficient (at most :class:`~proofbook.admiral.prover.trained_prover.SufficiencySettings` ``iterations``)."""
 
     from proofbook.admiral.prover.alignment import FUNCTION_WORDS, word_matches
-    from proofbook.admiral.prover.sufficiency_experiments import SufficiencySettings, train_prover
+    from proofbook.admiral.prover.sufficiency_experiments import train_prover
+    from proofbook.admiral.prover.trained_prover import SufficiencySettings
     from proofbook.admiral.prover.stopping import selections
     from proofbook.admiral.retrieval import retrieval_experiments
     from proofbook.admiral.retrieval.tasks import load_task, smoke_task
@@ -261,7 +262,8 @@ def explain_entailer(question: str, options: Sequence[str], data_dir=None, smoke
     """Entailer's trees for a question of one's own (options labelled A, B, ...)."""
     from proofbook.data.science_qa import Option, Question
     from proofbook.entailer import entailer_experiments
-    from proofbook.entailer.components import Settings, build_components
+    from proofbook.entailer.components import build_components
+    from proofbook.entailer.settings import Settings
     from proofbook.entailer.datasets import evaluation_files, training_files
     from proofbook.entailer.search import answer_question
 

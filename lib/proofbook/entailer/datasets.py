@@ -19,7 +19,7 @@ from proofbook.data.entailmentbank import (dataset_name, one_step_entailments, r
                                            read_entailmentbank_train, read_worldtree)
 from proofbook.data.nli import read_scitail, read_sick
 from proofbook.data.science_qa import read_obqa, read_qasc
-from proofbook.entailer import training_data as bh
+from proofbook.entailer import training_data
 from proofbook.entailer.behaviours import FactRetriever
 from proofbook.entailer import hypotheses as hyp
 from proofbook.entailer.settings import Settings
@@ -120,8 +120,8 @@ class TrainingData:
     entailment pairs, and ``report``, one row per source with the near-duplicates removed."""
     premise_pairs: list
     writer_pairs: list
-    truth: bh.StatementGroups
-    entailment: bh.LabelledPairs
+    truth: training_data.StatementGroups
+    entailment: training_data.LabelledPairs
     report: list[dict] = field(default_factory=list)
 
 
@@ -142,10 +142,10 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
     banned = evaluation_statements(root)
     trees = list(read_entailmentbank_train(root, 1))
     steps = [e for tree in trees for e in one_step_entailments(tree)]
-    steps_kept = bh.drop_near_duplicates(steps, lambda e: (e.conclusion,), banned)
-    trees_kept = bh.drop_near_duplicates(trees, lambda t: (t.hypothesis, t.question), banned)
+    steps_kept = training_data.drop_near_duplicates(steps, lambda e: (e.conclusion,), banned)
+    trees_kept = training_data.drop_near_duplicates(trees, lambda t: (t.hypothesis, t.question), banned)
     obqa = list(read_obqa(root, "train"))
-    obqa_kept = bh.drop_near_duplicates(obqa, lambda q: (q.stem,), banned)
+    obqa_kept = training_data.drop_near_duplicates(obqa, lambda q: (q.stem,), banned)
     question_hypotheses = [(hyp.rule_hypothesis(q.stem, q.answer_text),
                             [hyp.rule_hypothesis(q.stem, o.text) for o in q.options
                              if o.label != q.answer_key and o.text.strip()]) for q in obqa_kept.examples]
@@ -155,17 +155,17 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
             nli += list(read_scitail(root, split))
     if (root / "sick" / "SICK.txt").is_file():
         nli += list(read_sick(root, "train"))
-    nli_kept = bh.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
+    nli_kept = training_data.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
     generator, writer = settings.premise_generator, settings.writer
     truth_training, entail_training = settings.truth_scorer, settings.entailment_scorer
-    truth = bh.truth_groups(trees_kept.examples, question_hypotheses, truth_training.seed, truth_training.questions,
+    truth = training_data.truth_groups(trees_kept.examples, question_hypotheses, truth_training.seed, truth_training.questions,
                             truth_training.statements)
-    entail = bh.entailment_examples(steps_kept.examples, nli_kept.examples, entail_training.seed,
+    entail = training_data.entailment_examples(steps_kept.examples, nli_kept.examples, entail_training.seed,
                                     entail_training.examples)
     retriever = fact_retriever(root) if generator.context_facts else None
-    premise_pairs = (bh.premise_pairs_with_context(steps_kept.examples, retriever, generator.context_facts,
+    premise_pairs = (training_data.premise_pairs_with_context(steps_kept.examples, retriever, generator.context_facts,
                                                    generator.seed)
-                     if retriever is not None else bh.premise_pairs(steps_kept.examples))
+                     if retriever is not None else training_data.premise_pairs(steps_kept.examples))
     if generator.examples:
         premise_pairs = random.Random(generator.seed).sample(premise_pairs, min(generator.examples, len(premise_pairs)))
     writer_pairs = hyp.writer_pairs(trees_kept.examples)

@@ -1,8 +1,8 @@
 """Proof objects, the verdict automaton and the renderings of proofbook.admiral.prover.natlog (papers.md §1)."""
 import pytest
 
-from proofbook.admiral.prover.natlog import (NEI, OPERATORS, REFUTES, SUPPORTS, TRANSITIONS, Proof, ProofError,
-                                             automaton_path, normalize, proofs_html, span_position, verdict)
+from proofbook.admiral.prover.natlog import NEI, REFUTES, SUPPORTS, TRANSITIONS, Proof, ProofError, automaton_path, normalize, proofs_html, span_position, verdict
+from proofbook.data.proofver import OPERATORS
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,8 @@ import pytest
 from proofbook.core.corpus import Corpus
 from proofbook.models.loading import load_tokenizer
 from proofbook.admiral.prover.alignment import Alignment
-from proofbook.admiral.prover.natlog import OPERATORS, Proof
+from proofbook.admiral.prover.natlog import Proof
+from proofbook.data.proofver import OPERATORS
 from proofbook.admiral.prover.proof_format import clean, ngrams, proof_constraint, proof_input
 from proofbook.admiral.prover.proofgen import ProofGenerator
 from proofbook.admiral.prover.proofgen_settings import ProofgenSettings

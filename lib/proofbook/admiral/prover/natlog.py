@@ -3,7 +3,7 @@
 AdMIRaL (Aly & Vlachos 2022, §3.2) decides
 whether retrieved evidence suffices by generating a **proof** in ProoFVer's format (Krishna, Riedel &
 Vlachos 2022): a sequence of triples ``{ claim span } [ evidence span ] OP`` that covers the claim in
-order, each operator one of MacCartney's natural-logic relations (:data:`OPERATORS`).  A deterministic
+order, each operator one of MacCartney's natural-logic relations (:data:`proofbook.data.proofver.OPERATORS`).  A deterministic
 finite automaton reads the operators from the state SUPPORTS; its final state is the verdict:
 
 ==========  ===  ===  ===  ===  ===  ===
@@ -34,8 +34,8 @@ from typing import Iterable, Sequence
 from proofbook.data.proofver import OPERATORS, VERDICTS, ProofStep, format_proof, parse_proof_string
 
 __all__ = [
-    "OPERATORS", "VERDICTS", "SUPPORTS", "REFUTES", "NEI", "TRANSITIONS", "OPERATOR_WORDS", "ProofStep",
-    "ProofError", "Proof", "automaton_path", "verdict", "format_proof", "parse_proof_string", "normalize",
+    "SUPPORTS", "REFUTES", "NEI", "TRANSITIONS", "OPERATOR_WORDS",
+    "ProofError", "Proof", "automaton_path", "verdict", "normalize",
     "span_position", "best_operators", "verdict_probabilities",
 ]
 

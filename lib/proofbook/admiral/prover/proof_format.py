@@ -19,7 +19,8 @@ from typing import Sequence
 
 
 from proofbook.admiral.prover.alignment import chunk_claim
-from proofbook.admiral.prover.natlog import OPERATORS, ProofError
+from proofbook.admiral.prover.natlog import ProofError
+from proofbook.data.proofver import OPERATORS
 from proofbook.index.prefix_tree import PrefixTree
 from proofbook.index.constraints import Segment, SequenceConstraint, encode_segments
 

@@ -25,7 +25,8 @@ from typing import Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from proofbook.admiral.prover.natlog import OPERATORS, ProofStep, best_operators, format_proof
+from proofbook.admiral.prover.natlog import best_operators
+from proofbook.data.proofver import OPERATORS, ProofStep, format_proof
 from proofbook.admiral.prover.proof_format import clean, proof_input
 from proofbook.admiral.prover.proofgen_settings import ProofgenSettings
 from proofbook.core.cache import ArtifactCache, fingerprint

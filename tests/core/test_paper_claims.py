@@ -138,6 +138,6 @@ def test_the_report_decides_every_claim_from_a_results_folder(tmp_path):
     assert all(name.startswith("<elsewhere>/") and name.count("/") == 2 for name in data), sorted(data)
     assert sorted(name.rsplit("/", 1)[1] for name in data) == sorted(path.name for path in read)
     assert sorted(data.values()) == sorted(sha256_file(path) for path in read)
-    assert (tmp_path / "figures" / "report" / "paper_claims.svg").is_file()
+    assert (tmp_path / "figures" / "report" / "claims.svg").is_file()
     dirty = "dirty work tree"
     assert [p for p in check.structure_problems(results / "report" / "99_reproduction_report.json") if dirty not in p] == []

@@ -7,7 +7,9 @@ from types import SimpleNamespace
 import pytest
 
 from proofbook.models.loading import CheckpointError, minilm_path
-from proofbook.entailer import training_data
+from proofbook.entailer.training_data import (StatementGroups, drop_near_duplicates, entailment_examples,
+                                              negate, perturb, premise_pairs, premise_pairs_with_context,
+                                              truth_groups)
 from proofbook.entailer.behaviours import EntailerCheckpoint, FactRetriever
 from proofbook.entailer.search import SearchConfig, answer_question
 
@@ -112,25 +114,25 @@ def test_truth_groups_have_one_true_member_and_named_sources():
                   (("int1", "sent2"), "hypothesis", "a magnet attracts a leaf")])
     questions = [("the sun is a star", ["the moon is a star", "the sun is a planet", "the sun is a star"]),
                  ("water is wet", [])]
-    data = training_data.truth_groups([tree], questions, seed=0)
+    data = truth_groups([tree], questions, seed=0)
     assert all(sum(flag for _, flag in group) == 1 and len(group) >= 2 for group in data.groups)
     question = data.groups[data.sources.index("obqa question options")]
     assert sorted(question) == [("the moon is a star", False), ("the sun is a planet", False), ("the sun is a star", True)]
     counts = data.counts()
     assert counts["true: obqa question options"] == 1 and counts["false: obqa question options"] == 2
     assert sum(v for k, v in counts.items() if k.startswith("true: entailmentbank")) == len(data) - 1
-    assert training_data.truth_groups([tree], questions, seed=0).groups == data.groups
-    assert len(training_data.truth_groups([tree], questions, seed=0, max_questions=0, max_statements=1)) == 1
+    assert truth_groups([tree], questions, seed=0).groups == data.groups
+    assert len(truth_groups([tree], questions, seed=0, max_questions=0, max_statements=1)) == 1
     held, kept = data.split(1)
     assert len(held) == 1 and len(kept) == len(data) - 1
 
 
 def test_negate_and_perturb():
     import random
-    assert training_data.negate("a leaf is green") == "a leaf is not green"
-    assert training_data.negate("metals cannot melt") == "metals can melt"
-    assert training_data.negate("dogs bark") is None
-    changed = training_data.perturb("a leaf is a kind of plant part", ["magnets attract iron"], random.Random(0))
+    assert negate("a leaf is green") == "a leaf is not green"
+    assert negate("metals cannot melt") == "metals can melt"
+    assert negate("dogs bark") is None
+    changed = perturb("a leaf is a kind of plant part", ["magnets attract iron"], random.Random(0))
     assert changed != "a leaf is a kind of plant part" and len(changed.split()) == 8
 
 
@@ -139,22 +141,22 @@ def test_entailment_examples_mix_sources():
     from proofbook.data.nli import NliPair
     steps = [Entailment(("p%d a" % i, "p%d b" % i), "c%d" % i) for i in range(20)]
     nli = [NliPair(str(i), "x", "y", label, "sick") for i, label in enumerate(["ENTAILMENT", "NEUTRAL"] * 5)]
-    data = training_data.entailment_examples(steps, nli, seed=1)
+    data = entailment_examples(steps, nli, seed=1)
     assert data.labels.count("true") == data.labels.count("false")
     assert {"entailmentbank step", "shuffled premises", "incomplete premises", "sick entailment"} <= set(data.sources)
     assert ("p3 a . p3 b", "c3") in data.pairs
-    capped = training_data.entailment_examples(steps, nli, seed=1, max_examples=10)
+    capped = entailment_examples(steps, nli, seed=1, max_examples=10)
     assert len(capped) <= 10
 
 
 def test_near_duplicates():
-    cleaned = training_data.drop_near_duplicates(["The sun is a star.", "a moon"], lambda s: [s], ["star a is the sun"])
+    cleaned = drop_near_duplicates(["The sun is a star.", "a moon"], lambda s: [s], ["star a is the sun"])
     assert cleaned.examples == ["a moon"] and cleaned.removed == 1
 
 
 def test_premise_pairs_use_the_official_format():
     from proofbook.data.entailmentbank import Entailment
-    [(source, target)] = training_data.premise_pairs([Entailment(("p1", "p2"), "h")])
+    [(source, target)] = premise_pairs([Entailment(("p1", "p2"), "h")])
     assert source == "$proof$ ; $hypothesis$ = h" and target == "$proof$ = [PREMISE] p1 [PREMISE] p2"
 
 
@@ -166,7 +168,7 @@ def test_fact_retriever_and_context_pairs():
     assert retriever.retrieve("the sun is a star", 1) == ["the sun is a kind of star"]
     assert "the sun is a kind of star" not in retriever.retrieve("the sun is a star", 2, exclude=["The sun is a kind of star"])
     assert retriever.retrieve("???", 3) == []
-    [(source, target)] = training_data.premise_pairs_with_context([Entailment(("the sun is a kind of star", "a star is a source of light"),
+    [(source, target)] = premise_pairs_with_context([Entailment(("the sun is a kind of star", "a star is a source of light"),
                                                                    "the sun is a source of light")], retriever, 3)
     assert source.startswith("$proof$ ; $hypothesis$ = the sun is a source of light ; $context$ = sent1: ")
     assert source.count("sent") == 3 and "a star is a source of light" in source
@@ -176,7 +178,7 @@ def test_fact_retriever_and_context_pairs():
 
 
 def test_true_ranked_first_reads_the_scores_group_by_group():
-    groups = training_data.StatementGroups([[("a", False), ("b", True)], [("c", True), ("d", False), ("e", False)]], ["x", "y"])
+    groups = StatementGroups([[("a", False), ("b", True)], [("c", True), ("d", False), ("e", False)]], ["x", "y"])
     assert groups.statements() == ["a", "b", "c", "d", "e"]
     assert groups.true_ranked_first([0.1, 0.9, 0.2, 0.5, 0.5]) == [True, False]
     assert groups.true_ranked_first([0.5, 0.5, 0.7, 0.1, 0.7]) == [False, True]   # of equal scores the first counts

@@ -72,7 +72,8 @@ from proofbook.core.codecs import object_codec
 from proofbook.core.paths import resolve_data_dir
 from proofbook.core.training import TrainConfig, set_seed
 from proofbook.data.entailmentbank import read_entailmentbank
-from proofbook.entailer import training_data
+from proofbook.entailer.training_data import (LabelledPairs, StatementGroups, entailment_examples,
+                                              premise_pairs_with_context, truth_groups)
 from proofbook.entailer.behaviours import LABELS, TrainedEntailer, TruthContext
 from proofbook.entailer import hypotheses as hyp
 from proofbook.entailer import proposals
@@ -98,7 +99,7 @@ def _seq2seq(pairs, training: GeneratorTraining) -> Seq2Seq:
     return seq2seq
 
 
-def fit_entailment_scorer(data: training_data.LabelledPairs, training: EntailmentScorerTraining, checkpoint: str = "minilm",
+def fit_entailment_scorer(data: LabelledPairs, training: EntailmentScorerTraining, checkpoint: str = "minilm",
                           progress: bool = True) -> CrossEncoder:
     """The entailment scorer from ``checkpoint``; the first 10% of the pairs held out (``held_out``: accuracy and n)."""
 
@@ -112,7 +113,7 @@ def fit_entailment_scorer(data: training_data.LabelledPairs, training: Entailmen
     return model
 
 
-def fit_truth_scorer(groups: training_data.StatementGroups, context: TruthContext, training: TruthScorerTraining,
+def fit_truth_scorer(groups: StatementGroups, context: TruthContext, training: TruthScorerTraining,
                      checkpoint: str = "minilm", progress: bool = True) -> CrossEncoder:
     """A truth scorer from ``checkpoint`` trained on statement groups (multiple-choice loss), each statement read
     with its facts (``context``)."""
@@ -123,7 +124,7 @@ def fit_truth_scorer(groups: training_data.StatementGroups, context: TruthContex
     return model
 
 
-def truth_ranked_first(model: CrossEncoder, context: TruthContext, groups: training_data.StatementGroups
+def truth_ranked_first(model: CrossEncoder, context: TruthContext, groups: StatementGroups
                        ) -> tuple[np.ndarray, list[bool]]:
     """P(true) of every statement of ``groups`` (flattened, in order) and, per group, whether its true statement
     is ranked first (as a question's correct option must be)."""
@@ -131,7 +132,7 @@ def truth_ranked_first(model: CrossEncoder, context: TruthContext, groups: train
     return p_true, groups.true_ranked_first(p_true)
 
 
-def _truth_scorer(groups: training_data.StatementGroups, context: TruthContext, training: TruthScorerTraining):
+def _truth_scorer(groups: StatementGroups, context: TruthContext, training: TruthScorerTraining):
     """The truth scorer, trained on statement groups (multiple-choice loss); 10% of the groups held out.
 
     Held-out figures: ``accuracy`` (each statement on its own, P(true) > 0.5 or not) and ``group

@@ -19,7 +19,9 @@ from proofbook.data.entailmentbank import (dataset_name, one_step_entailments, r
                                            read_entailmentbank_train, read_worldtree)
 from proofbook.data.nli import read_scitail, read_sick
 from proofbook.data.science_qa import read_obqa, read_qasc
-from proofbook.entailer import training_data
+from proofbook.entailer.training_data import (LabelledPairs, StatementGroups, drop_near_duplicates,
+                                              entailment_examples, premise_pairs, premise_pairs_with_context,
+                                              truth_groups)
 from proofbook.entailer.behaviours import FactRetriever
 from proofbook.entailer import hypotheses as hyp
 from proofbook.entailer.settings import Settings
@@ -120,8 +122,8 @@ class TrainingData:
     entailment pairs, and ``report``, one row per source with the near-duplicates removed."""
     premise_pairs: list
     writer_pairs: list
-    truth: training_data.StatementGroups
-    entailment: training_data.LabelledPairs
+    truth: StatementGroups
+    entailment: LabelledPairs
     report: list[dict] = field(default_factory=list)
 
 
@@ -142,10 +144,10 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
     banned = evaluation_statements(root)
     trees = list(read_entailmentbank_train(root, 1))
     steps = [e for tree in trees for e in one_step_entailments(tree)]
-    steps_kept = training_data.drop_near_duplicates(steps, lambda e: (e.conclusion,), banned)
-    trees_kept = training_data.drop_near_duplicates(trees, lambda t: (t.hypothesis, t.question), banned)
+    steps_kept = drop_near_duplicates(steps, lambda e: (e.conclusion,), banned)
+    trees_kept = drop_near_duplicates(trees, lambda t: (t.hypothesis, t.question), banned)
     obqa = list(read_obqa(root, "train"))
-    obqa_kept = training_data.drop_near_duplicates(obqa, lambda q: (q.stem,), banned)
+    obqa_kept = drop_near_duplicates(obqa, lambda q: (q.stem,), banned)
     question_hypotheses = [(hyp.rule_hypothesis(q.stem, q.answer_text),
                             [hyp.rule_hypothesis(q.stem, o.text) for o in q.options
                              if o.label != q.answer_key and o.text.strip()]) for q in obqa_kept.examples]
@@ -155,19 +157,20 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
             nli += list(read_scitail(root, split))
     if (root / "sick" / "SICK.txt").is_file():
         nli += list(read_sick(root, "train"))
-    nli_kept = training_data.drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
+    nli_kept = drop_near_duplicates(nli, lambda p: (p.premise, p.hypothesis), banned)
     generator, writer = settings.premise_generator, settings.writer
     truth_training, entail_training = settings.truth_scorer, settings.entailment_scorer
-    truth = training_data.truth_groups(trees_kept.examples, question_hypotheses, truth_training.seed, truth_training.questions,
-                            truth_training.statements)
-    entail = training_data.entailment_examples(steps_kept.examples, nli_kept.examples, entail_training.seed,
-                                    entail_training.examples)
+    truth = truth_groups(trees_kept.examples, question_hypotheses, truth_training.seed, truth_training.questions,
+                         truth_training.statements)
+    entail = entailment_examples(steps_kept.examples, nli_kept.examples, entail_training.seed,
+                                 entail_training.examples)
     retriever = fact_retriever(root) if generator.context_facts else None
-    premise_pairs = (training_data.premise_pairs_with_context(steps_kept.examples, retriever, generator.context_facts,
-                                                   generator.seed)
-                     if retriever is not None else training_data.premise_pairs(steps_kept.examples))
+    generator_pairs = (premise_pairs_with_context(steps_kept.examples, retriever, generator.context_facts,
+                                                  generator.seed)
+                       if retriever is not None else premise_pairs(steps_kept.examples))
     if generator.examples:
-        premise_pairs = random.Random(generator.seed).sample(premise_pairs, min(generator.examples, len(premise_pairs)))
+        generator_pairs = random.Random(generator.seed).sample(generator_pairs,
+                                                               min(generator.examples, len(generator_pairs)))
     writer_pairs = hyp.writer_pairs(trees_kept.examples)
     if writer.examples:
         writer_pairs = random.Random(writer.seed).sample(writer_pairs, min(writer.examples, len(writer_pairs)))
@@ -181,4 +184,4 @@ def training_data(data_dir, settings: Settings) -> TrainingData:
         {"training set": "NLI pairs (entailment)", "source": "SciTail dev/test, SICK train",
          "kept": len(nli_kept.examples), "near-duplicates removed": nli_kept.removed},
     ]
-    return TrainingData(premise_pairs, writer_pairs, truth, entail, report)
+    return TrainingData(generator_pairs, writer_pairs, truth, entail, report)

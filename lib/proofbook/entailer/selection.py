@@ -42,7 +42,7 @@ import numpy as np
 
 from proofbook.core import intervals
 from proofbook.core.paths import resolve_data_dir
-from proofbook.entailer import training_data
+from proofbook.entailer.training_data import QUESTION_SOURCE, StatementGroups
 from proofbook.entailer.behaviours import TruthContext, join_premises
 from proofbook.entailer import proposals
 from proofbook.entailer.components import fit_entailment_scorer, fit_truth_scorer, truth_ranked_first
@@ -54,7 +54,7 @@ from proofbook.models.cross_encoder import CrossEncoder
 JUDGES = ("truth", "entailment")
 
 def selection_groups(data_dir, settings: Settings, held_questions: int = 400
-                     ) -> tuple[training_data.StatementGroups, training_data.StatementGroups]:
+                     ) -> tuple[StatementGroups, StatementGroups]:
     """``(train, held)``: the last ``held_questions`` OBQA train question groups of a draw of *every* question
     are held out (the same questions whatever ``settings`` say); the training part is the first
     ``settings.truth_questions`` of the other question groups and ``settings.truth_statements`` statement groups.
@@ -69,19 +69,19 @@ def _every_question(data_dir, settings: Settings):
     return training_data(resolve_data_dir(data_dir), replace(settings, truth_questions=None))
 
 
-def _held_out_split(groups: training_data.StatementGroups, settings: Settings, held_questions: int
-                    ) -> tuple[training_data.StatementGroups, training_data.StatementGroups]:
+def _held_out_split(groups: StatementGroups, settings: Settings, held_questions: int
+                    ) -> tuple[StatementGroups, StatementGroups]:
     """:func:`selection_groups` on truth groups already drawn with every question."""
     if held_questions < 1:
         raise ValueError(f"held_questions must be positive, got {held_questions}")
-    questions = [i for i, source in enumerate(groups.sources) if source == training_data.QUESTION_SOURCE]
+    questions = [i for i, source in enumerate(groups.sources) if source == QUESTION_SOURCE]
     if len(questions) <= held_questions:
         raise ValueError(f"only {len(questions)} OBQA train questions after cleaning: cannot hold out "
                          f"{held_questions} and train on the rest")
     held_ids = set(questions[-held_questions:])
     kept_ids = set(questions[:-held_questions][:settings.truth_questions])
-    kept_ids |= {i for i, source in enumerate(groups.sources) if source != training_data.QUESTION_SOURCE}
-    pick = lambda ids: training_data.StatementGroups([g for i, g in enumerate(groups.groups) if i in ids],
+    kept_ids |= {i for i, source in enumerate(groups.sources) if source != QUESTION_SOURCE}
+    pick = lambda ids: StatementGroups([g for i, g in enumerate(groups.groups) if i in ids],
                                           [s for i, s in enumerate(groups.sources) if i in ids])
     return pick(kept_ids), pick(held_ids)
 
@@ -102,12 +102,12 @@ def truth_selection(data_dir, settings: Settings = Settings(), checkpoint: str =
     p_true, correct = truth_ranked_first(model, context, held)
     predict_s = time.perf_counter() - start
     return {"checkpoint": str(checkpoint), "truth_scorer": training.cache_config(), "train_groups": len(train),
-            "train_questions": sum(s == training_data.QUESTION_SOURCE for s in train.sources), "held_questions": len(held),
+            "train_questions": sum(s == QUESTION_SOURCE for s in train.sources), "held_questions": len(held),
             "correct": correct, "group_accuracy": float(np.mean(correct)), "train_s": round(train_s, 1),
             "predict_s_per_pair": predict_s / max(1, len(p_true))}
 
 
-def best_set_ranked_first(scorer: CrossEncoder, pool: proposals.FactPool, groups: training_data.StatementGroups
+def best_set_ranked_first(scorer: CrossEncoder, pool: proposals.FactPool, groups: StatementGroups
                           ) -> tuple[list[float], list[bool]]:
     """Per statement of ``groups`` (flattened, in order) the best s_e (``scorer``'s P(true) of the joined premises
     and the statement) over its pool's candidate sets (0 for an empty pool), and per group whether its true

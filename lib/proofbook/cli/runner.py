@@ -21,6 +21,9 @@ A results file is marked complete (``"complete": true``) only when its notebook'
 run that was killed or interrupted leaves it unfinished, and ``run-all`` and ``check`` treat an unfinished
 file as stale.  A second ``run-all`` on the same results folder, or a second ``run`` of the same notebook,
 is refused while the first is running (:mod:`proofbook.cli.locks`).
+
+Kernels talk to the runner over Unix sockets named by a fresh id (:func:`kernel_manager_class`), not over TCP
+ports: two runs starting at once could both pick the same free TCP port, and one kernel then died at start.
 """
 from __future__ import annotations
 
@@ -169,7 +172,7 @@ def _execute(source: Path, notebook, typed: dict, output, log_output: bool, prog
     try:
         papermill.execute_notebook(str(converted), str(output), parameters=typed, cwd=str(PROJECT_ROOT),
                                    kernel_name="python3", progress_bar=progress, log_output=log_output,
-                                   execution_timeout=timeout)
+                                   execution_timeout=timeout, kernel_manager_class=kernel_manager_class())
     finally:
         converted.unlink(missing_ok=True)
         if env_before is None:
@@ -181,6 +184,27 @@ def _execute(source: Path, notebook, typed: dict, output, log_output: bool, prog
     for name in written:
         mark_complete(folder / name)
     return output, written
+
+
+def kernel_manager_class():
+    """Jupyter's kernel manager, with the kernel's channels on Unix sockets (``ipc`` transport) under a path made
+    of a fresh id in the temporary folder, which the manager removes when the kernel shuts down.  A TCP port is
+    chosen by binding port 0 and letting it go, so a second kernel starting at the same moment can take the same
+    port; a socket path with its own id cannot clash."""
+    import tempfile
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import CaselessStrEnum, default
+
+    class SocketKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        @default("connection_file")
+        def _unique_connection_file(self):
+            return os.path.join(tempfile.gettempdir(), f"proofbook-kernel-{uuid.uuid4().hex}.json")
+
+    return SocketKernelManager
 
 
 def book_notebooks(toc: Path = PROJECT_ROOT / "_toc.yml") -> list[Path]:

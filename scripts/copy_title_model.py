@@ -1,0 +1,191 @@
+"""Measure a title model that can copy against the book's title model, over the full prefix tree.
+
+AdMIRaL's hop models (``proofbook.admiral.retrieval.autoregressive``) are small BARTs trained here from
+scratch; over the prefix tree of all corpus titles they learn a prior over titles and do not copy a title
+from their input.  This script trains the same models with a copy (pointer-generator) distribution
+(``copy=True``: :class:`proofbook.models.pointer.CopyBart`, See et al. 2017), with the book's training
+settings otherwise, and measures both on the training claims that model selection holds apart (never the
+evaluation claims):
+
+* title accuracy at hop 0 (claim -> title) and hop 1 (claim + sentences -> next title): the best beam
+  (top-1) and any of the first five beams (top-5) is a gold title not yet in the input, decoding over
+  the corpus's full title tree;
+* recall@5 of the two-iteration loop over the full tree (the paper's setting) on HoVer, beside the
+  book's initial retrieval, its no-copy full-tree system, its mention-narrowed system and mentions-only;
+* for hop 1, whether each example's gold title is written in its input (copyable).
+
+Each value comes with its 95% bootstrap interval and each copy/no-copy pair with its paired interval.
+
+    PROOFBOOK_DATA=data python scripts/copy_title_model.py --output /tmp/copy_title_model.json
+    python scripts/copy_title_model.py --smoke          # a few claims: every step runs, numbers mean nothing
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+from unittest import mock
+
+from proofbook.admiral.retrieval import retrieval_experiments as rx
+from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever
+from proofbook.admiral.retrieval.hop_examples import make_examples, title_and_text
+from proofbook.admiral.retrieval.metrics import per_claim_metrics
+from proofbook.admiral.retrieval.multihop import Admiral, MentionsOnly
+from proofbook.admiral.retrieval.tasks import load_task, smoke_task
+from proofbook.core import intervals
+from proofbook.core.cache import ArtifactCache, fingerprint
+from proofbook.core.codecs import object_codec
+from proofbook.core.paths import resolve_data_dir
+from proofbook.models.pointer import CopyBart
+
+DATASETS = ("hover", "feverous_s")
+
+
+def train_copy_model(tasks, hop: int, settings: rx.TrainingSettings) -> AutoregressiveRetriever:
+    """The book's hop-model training (``_train_hop_model``: same examples, sizes and optimiser), with the small
+    BART built with ``copy=True``."""
+    with_copy = functools.partial(AutoregressiveRetriever.from_scratch, copy=True)
+    with mock.patch.object(AutoregressiveRetriever, "from_scratch", with_copy):
+        model = rx._train_hop_model(tasks, hop, settings)
+    assert isinstance(model.model, CopyBart), type(model.model)
+    return model
+
+
+def copy_models(tasks, settings, epochs: int, cache: ArtifactCache) -> dict[int, AutoregressiveRetriever]:
+    data = fingerprint([(task.dataset, task.train, task.corpus.titles, task.corpus.n_sentences()) for task in tasks])
+    codec = object_codec(AutoregressiveRetriever)
+    with_epochs = dataclasses.replace(settings, hop_epochs=epochs)
+    return {hop: cache.get_or_build("copy-title-model-trial",
+                                    settings.cache_config(train=data, hop=hop, copy=True, epochs=epochs),
+                                    lambda hop=hop: train_copy_model(tasks, hop, with_epochs),
+                                    codec.save, codec.load)
+            for hop in (0, 1)}
+
+
+def held_apart(task, settings) -> list:
+    """The training claims model selection holds apart (a smoke task has none: its first four claims)."""
+    return rx._carve(task.train, settings.dev_fraction)[1] or task.train[:4]
+
+
+def copyable(example) -> bool:
+    """Whether the example's gold title (any valid one) is written in its input: claim or sentence texts."""
+    text = " ".join([example.claim] + [title_and_text(s)[1] for s in example.sentences]).lower()
+    return any(title.lower() in text for title in example.valid_titles)
+
+
+def title_rows(task, models: dict[str, AutoregressiveRetriever], hop: int, settings, beam: int) -> list[dict]:
+    """Top-1 / top-5 title accuracy of each model on ``task``'s held-apart training claims at ``hop``."""
+    examples = make_examples(held_apart(task, settings), task.corpus, hop, seed=settings.seed, max_orderings=1)
+    if not examples:
+        return []
+    rows, hits = [], {}
+    for name, model in models.items():
+        model = rx.for_corpus(model, task)
+        outputs = model.generate_batch([(e.claim, e.sentences) for e in examples], beam=beam, num_return=beam)
+        for k in (1, 5):
+            hits[name, k] = [float(any(b.title in e.valid_titles for b in beams[:k]))
+                             for beams, e in zip(outputs, examples)]
+            base = {"dataset": task.dataset, "split": "train-held-apart", "system": name}
+            rows += intervals.mean_rows(base, f"hop{hop}_top{k}", hits[name, k], settings.seed)
+    for k in (1, 5):
+        rows += intervals.difference_rows({"dataset": task.dataset, "split": "train-held-apart"}, "copy", "no-copy",
+                                          f"hop{hop}_top{k}", hits["copy", k], hits["no-copy", k], settings.seed)
+    flags = [float(copyable(e)) for e in examples]
+    rows += intervals.mean_rows({"dataset": task.dataset, "split": "train-held-apart", "system": "gold"},
+                                f"hop{hop}_copyable", flags, settings.seed)
+    for name in models:
+        copied = [h for h, f in zip(hits[name, 1], flags) if f]
+        if copied:
+            rows += intervals.mean_rows({"dataset": task.dataset, "split": "train-held-apart", "system": name},
+                                        f"hop{hop}_top1_when_copyable", copied, settings.seed)
+    return rows
+
+
+def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]:
+    """Recall@5 (and the rest of the book's retrieval metrics) of the loop on held-apart HoVer training claims."""
+    claims = held_apart(task, settings)
+    texts, ids = [c.claim for c in claims], [c.id for c in claims]
+    linked = rx.book_config(smoke)
+    full = dataclasses.replace(linked, hop_titles="corpus")
+    book = rx.build_admiral(task, components, linked)
+    traces = book.retrieve_many(texts)
+    fulltrie = rx.build_admiral(task, components, full).retrieve_many(texts, initial=traces)
+    mentions = Admiral(task.corpus, book.index, components.reranker,
+                       {0: rx.for_corpus(components.hop_models[0], task),
+                        1: MentionsOnly(components.reranker, task.corpus)}, linked).retrieve_many(texts, initial=traces)
+    copy_models_here = {hop: rx.for_corpus(model, task) for hop, model in copy.items()}
+    copy_traces = Admiral(task.corpus, book.index, components.reranker, copy_models_here,
+                          full).retrieve_many(texts)
+    copy_hop_only = Admiral(task.corpus, book.index, components.reranker, copy_models_here,
+                            full).retrieve_many(texts, initial=traces)
+    runs = {"admiral-mentions": traces, "admiral-fulltrie": fulltrie, "mentions-only": mentions,
+            "copy-fulltrie": copy_traces, "copy-hop-fulltrie": copy_hop_only}
+    rankings = {"initial": [t.initial_ranking() for t in traces],
+                "copy-initial": [t.initial_ranking() for t in copy_traces]}
+    for name, run in runs.items():
+        rankings[name] = [t.ranking() for t in run]
+        rankings[f"{name}-top1"] = [t.ranking(top1=True) for t in run]
+    values = {name: per_claim_metrics(dict(zip(ids, ranked)), claims, by_hops=False)
+              for name, ranked in rankings.items()}
+    base = {"dataset": task.dataset, "split": "train-held-apart"}
+    rows = [row for name, per in values.items() for metric in ("recall@5", "recall@10", "em")
+            for row in intervals.mean_rows({**base, "system": name}, metric, per[metric], settings.seed)]
+    for name, run in runs.items():       # what the hops added: new pages per claim, and whether one is gold
+        new = [[title for hop in t.hops for title in hop.new_documents] for t in run]
+        rows += intervals.mean_rows({**base, "system": name}, "new_documents", [len(n) for n in new], settings.seed)
+        rows += intervals.mean_rows({**base, "system": name}, "new_gold",
+                                    [float(bool(set(n) & set(c.gold_titles))) for n, c in zip(new, claims)],
+                                    settings.seed)
+        rows += intervals.mean_rows({**base, "system": name}, "best_beam_gold",
+                                    [float(any(h.new_documents[:1] and h.new_documents[0] in c.gold_titles
+                                               for h in t.hops)) for t, c in zip(run, claims)], settings.seed)
+    for a, b in (("copy-fulltrie", "initial"), ("copy-fulltrie", "admiral-fulltrie"),
+                 ("copy-fulltrie", "mentions-only"), ("copy-fulltrie", "copy-initial"),
+                 ("copy-fulltrie-top1", "initial"), ("copy-fulltrie-top1", "copy-initial"),
+                 ("copy-hop-fulltrie", "initial"), ("copy-hop-fulltrie-top1", "initial"),
+                 ("admiral-fulltrie", "initial"), ("admiral-mentions", "initial"), ("mentions-only", "initial")):
+        for metric in ("recall@5", "recall@10"):
+            rows += intervals.difference_rows(base, a, b, metric, values[a][metric], values[b][metric], settings.seed)
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", default=None, help="the data directory (default: $PROOFBOOK_DATA, else data/)")
+    parser.add_argument("--epochs", type=int, default=None, help="copy models' epochs (default: the book's)")
+    parser.add_argument("--beam", type=int, default=25, help="beam of the title-accuracy decoding")
+    parser.add_argument("--output", default=None, help="write the result rows here as JSON")
+    parser.add_argument("--smoke", action="store_true", help="a few claims and tiny models")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    settings = rx.TrainingSettings.smoke() if args.smoke else rx.TrainingSettings()
+    epochs = args.epochs or settings.hop_epochs
+    data_path = resolve_data_dir(args.data_dir)
+    tasks = [load_task(name, data_path) for name in DATASETS]
+    if args.smoke:
+        tasks = [smoke_task(task) for task in tasks]
+    cache = ArtifactCache()
+    components = rx.train_components(tasks, settings, cache)
+    copy = copy_models(tasks, settings, epochs, cache)
+    rows = []
+    for task in tasks:
+        for hop in (0, 1):
+            rows += title_rows(task, {"no-copy": components.hop_models[hop], "copy": copy[hop]}, hop, settings,
+                               args.beam)
+    rows += loop_rows(tasks[0], components, copy, settings, args.smoke)
+    summary = {"settings": dataclasses.asdict(settings), "copy_epochs": epochs, "beam": args.beam,
+               "seconds": round(time.perf_counter() - started, 1), "rows": rows}
+    if args.output:
+        Path(args.output).write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    for row in rows:
+        if not intervals.is_interval(row["metric"]):
+            print(f"{row['dataset']:>11} {row['system']:>36} {row['metric']:>26} {row['value']:.3f}  n={row['n']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,7 +12,14 @@ evaluation claims):
   the corpus's full title tree;
 * recall@5 of the two-iteration loop over the full tree (the paper's setting) on HoVer, beside the
   book's initial retrieval, its no-copy full-tree system, its mention-narrowed system and mentions-only;
-* for hop 1, whether each example's gold title is written in its input (copyable).
+* for hop 1, whether each example's gold title is written in its input (copyable);
+* where the loop loses the pages (``trace_rows``): per claim of each full-tree system, whether a gold page
+  is still missing after iteration 1, whether the hop's input holds a gold sentence, whether a missing
+  title is written in that input or in the narrowed stand-in's candidate set, how many of the decoder's
+  distinct titles are pages already retrieved (dropped after decoding), and the rank of the first
+  missing gold title among them;
+* a variant that drops the retrieved pages from the prefix tree before decoding (``copy-masked``), so that
+  no beam is spent on a title the loop would drop.
 
 Each value comes with its 95% bootstrap interval and each copy/no-copy pair with its paired interval.
 
@@ -105,6 +112,64 @@ def title_rows(task, models: dict[str, AutoregressiveRetriever], hop: int, setti
     return rows
 
 
+class Masked:
+    """A hop model whose prefix tree, per query, leaves out the pages the loop has already retrieved.
+
+    ``seen`` maps a claim to those pages (the initial top documents); decoding is over every other corpus
+    title, a few queries at a time (a per-query tree of the whole corpus is large)."""
+
+    def __init__(self, model: AutoregressiveRetriever, titles, seen: dict[str, set]):
+        self.model, self.titles, self.seen = model, list(titles), seen
+
+    def generate_batch(self, queries, beam: int = 25, candidates=None, **kwargs):
+        out = []
+        for start in range(0, len(queries), 4):
+            chunk = queries[start:start + 4]
+            lists = [[t for t in self.titles if t not in self.seen[claim]] for claim, _ in chunk]
+            out += self.model.generate_batch(chunk, beam=beam, candidates=lists, **kwargs)
+        return out
+
+
+def written(title: str, claim: str, sentences) -> bool:
+    """Whether ``title`` is written (case-insensitively) in the claim or the sentences' texts."""
+    text = " ".join([claim] + [title_and_text(s)[1] for s in sentences]).lower()
+    return title.lower() in text
+
+
+def trace_rows(task, name: str, run, hop_model, linker: Admiral, claims, settings) -> list[dict]:
+    """Where a full-tree system loses the missing pages, per claim (see the module docstring)."""
+    base = {"dataset": task.dataset, "split": "train-held-apart", "system": name}
+    cfg = linker.config
+    flags: dict[str, list[float]] = {}
+    hopped = [(t, c) for t, c in zip(run, claims) if t.hops]
+    raw = hop_model.generate_batch([(t.claim, t.hops[0].input_sentences) for t, _ in hopped], beam=cfg.beam)
+    for (trace, claim), beams in zip(hopped, raw):
+        hop = trace.hops[0]
+        seen = set(trace.initial_ranking()[:cfg.rerank_documents])
+        missing = [g for g in claim.gold_titles if g not in seen]
+        titles = [b.title for b in beams]
+        record = {"missing_after_initial": bool(missing),
+                  "input_has_gold_sentence": any(s.title in claim.gold_titles for s in hop.input_sentences),
+                  "input_has_gold_sentence_of_seen_page": any(s.title in claim.gold_titles and s.title in seen
+                                                              for s in hop.input_sentences),
+                  "raw_titles_already_retrieved": sum(t in seen for t in titles) / max(1, len(titles)),
+                  "kept_written_in_input": (sum(written(t, trace.claim, hop.input_sentences) for t in hop.new_documents)
+                                            / max(1, len(hop.new_documents)))}
+        if missing:
+            ranks = [i for i, t in enumerate(titles) if t in missing]
+            record.update({
+                "missing_written_in_input": any(written(g, trace.claim, hop.input_sentences) for g in missing),
+                "missing_in_narrowed_candidates": bool(set(missing) & set(linker.linked_titles(trace.claim,
+                                                                                               hop.input_sentences))),
+                "missing_in_raw_beams": bool(ranks),
+                "missing_in_raw_top5": bool(ranks) and ranks[0] < 5,
+                "missing_kept": bool(set(missing) & set(hop.new_documents))})
+        for key, value in record.items():
+            flags.setdefault(key, []).append(float(value))
+    return [row for key, values in flags.items()
+            for row in intervals.mean_rows(base, key, values, settings.seed)]
+
+
 def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]:
     """Recall@5 (and the rest of the book's retrieval metrics) of the loop on held-apart HoVer training claims."""
     claims = held_apart(task, settings)
@@ -122,8 +187,12 @@ def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]
                           full).retrieve_many(texts)
     copy_hop_only = Admiral(task.corpus, book.index, components.reranker, copy_models_here,
                             full).retrieve_many(texts, initial=traces)
+    seen = {t.claim: set(t.initial_ranking()[:full.rerank_documents]) for t in traces}
+    masked = Admiral(task.corpus, book.index, components.reranker,
+                     {0: copy_models_here[0], 1: Masked(copy_models_here[1], task.corpus.titles, seen)},
+                     full).retrieve_many(texts, initial=traces)
     runs = {"admiral-mentions": traces, "admiral-fulltrie": fulltrie, "mentions-only": mentions,
-            "copy-fulltrie": copy_traces, "copy-hop-fulltrie": copy_hop_only}
+            "copy-fulltrie": copy_traces, "copy-hop-fulltrie": copy_hop_only, "copy-masked": masked}
     rankings = {"initial": [t.initial_ranking() for t in traces],
                 "copy-initial": [t.initial_ranking() for t in copy_traces]}
     for name, run in runs.items():
@@ -147,9 +216,14 @@ def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]
                  ("copy-fulltrie", "mentions-only"), ("copy-fulltrie", "copy-initial"),
                  ("copy-fulltrie-top1", "initial"), ("copy-fulltrie-top1", "copy-initial"),
                  ("copy-hop-fulltrie", "initial"), ("copy-hop-fulltrie-top1", "initial"),
+                 ("copy-masked", "initial"), ("copy-masked-top1", "initial"), ("copy-masked", "copy-hop-fulltrie"),
                  ("admiral-fulltrie", "initial"), ("admiral-mentions", "initial"), ("mentions-only", "initial")):
         for metric in ("recall@5", "recall@10"):
             rows += intervals.difference_rows(base, a, b, metric, values[a][metric], values[b][metric], settings.seed)
+    book_hop = rx.for_corpus(components.hop_models[1], task)
+    for name, run, model in (("admiral-fulltrie", fulltrie, book_hop), ("copy-hop-fulltrie", copy_hop_only,
+                                                                        copy_models_here[1])):
+        rows += trace_rows(task, name, run, model, book, claims, settings)
     return rows
 
 

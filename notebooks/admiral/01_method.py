@@ -4,10 +4,12 @@
 # **Papers and data:** {cite:p}`aly2022admiral,decao2021genre,robertson2009bm25,wang2020minilm,jiang2020hover`.
 #
 # **Overview.** AdMIRaL (Aly & Vlachos 2022) retrieves the documents a multi-hop claim needs in
-# *iterations*.  Iteration 1 combines BM25 with titles generated from the claim, and a sentence reranker
-# picks the best sentences.  Each further iteration feeds the claim and those sentences to a seq2seq model
-# that writes the *pointer* of the sentence it builds on and the *title* of a new document, constrained by a
-# prefix tree of every title in the corpus.  This chapter follows one real HoVer claim through every step.
+# *iterations*.  Iteration 1 combines BM25 with titles generated from the claim: the *GENRE step*, after
+# GENRE (De Cao et al. 2021), where a seq2seq model (the *hop-0 model*) writes page titles token by token,
+# allowed only the tokens that continue some corpus title (a *prefix tree* of every title).  A sentence
+# reranker then picks the best sentences.  Each further iteration (a *hop*) feeds the claim and those sentences
+# to a second seq2seq model (the *hop model*) that writes the *pointer* of the sentence it builds on and the
+# *title* of a new document, constrained by the same prefix tree.  This chapter follows one real HoVer claim through every step.
 #
 # **Which claim.** Chosen by a rule, not by hand (`proofbook.admiral.retrieval.hop_showcase`): the HoVer evaluation
 # claims are shuffled by `sample_seed`, and the chapter walks through the first one on which the mechanism
@@ -31,6 +33,7 @@ sample_seed = 0
 n_examples = 10
 
 # %%
+import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
@@ -40,6 +43,8 @@ from proofbook.admiral.retrieval.metrics import recall_at_k
 from proofbook.admiral.retrieval.hop_showcase import showcase_claim
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.retrieval import beams_frame, decoding_steps, ranking_frame, sentences_frame
+from proofbook.render.figures import save_figure
+from proofbook.render.mechanisms import loop_figure, prefix_tree_figure
 
 # %%
 chapter = start("admiral/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
@@ -64,6 +69,17 @@ glue("claim_id", str(example.id), display=False)
 
 # %% [markdown]
 # The claim ({glue:text}`claim_id`): *{glue:text}`claim`* -- {glue:text}`showcase_text`.
+#
+# The whole loop for this claim at a glance, drawn from its trace (gold pages in green, with a check mark);
+# the sections below open each box.
+
+# %%
+save_figure(loop_figure(trace, example.gold_titles), figures_dir, "admiral", "method_loop")
+plt.show()
+
+# %% [markdown]
+# *Figure: AdMIRaL's loop on the claim above: iteration 1 (the first titles of the GENRE step and of BM25),
+# the reranked sentences that are the hop's input, the new titles the hop kept, and the final ranked list.*
 #
 # ## Iteration 1: BM25 and the GENRE step
 #
@@ -110,6 +126,25 @@ print(encoder_input)
 linked = retriever.linked_titles(example.claim, hop.input_sentences)
 glue("n_linked", len(linked), display=False)
 pd.DataFrame({"linked title": linked, "gold": [t in example.gold_titles for t in linked]})
+
+# %% [markdown]
+# The same titles as the decoder sees them: a prefix tree of their tokens (MiniLM's word pieces; runs of tokens
+# with a single continuation are merged into one box).  Each step may only continue a branch; the path to
+# the hop's best title is drawn in green.  The full tree's first step alone allows
+# {glue:text}`n_first_tokens` tokens.
+
+# %%
+tokenize = model.tokenizer.tokenize
+first_tokens = {tuple(tokenize(title)[:1]) for title in hover.corpus.titles}
+glue("n_first_tokens", len(first_tokens), display=False)
+slice_titles = linked[:12] + ([hop.beams[0].title] if hop.beams and hop.beams[0].title not in linked[:12] else [])
+save_figure(prefix_tree_figure(slice_titles, tokenize, highlight=hop.beams[0].title if hop.beams else None,
+                               allowed_first=len(first_tokens)), figures_dir, "admiral", "method_prefix_tree")
+plt.show()
+
+# %% [markdown]
+# *Figure: a slice of the hop's prefix tree -- up to 12 of this input's linked titles and the best beam's
+# title; every other title of the narrowed tree hangs off the same root.*
 
 # %% [markdown]
 # The table shows, for the best beam, how many tokens the narrowed tree allowed at each step and a few of them

@@ -52,6 +52,7 @@ from proofbook.admiral.prover.trained_prover import SufficiencySettings
 from proofbook.render.chapter import start
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.render.figures import save_figure
+from proofbook.render.mechanisms import automaton_figure
 
 n_shown = min(n_examples, 2) if smoke else n_examples      # examples listed in each section
 chapter = start("admiral/05_natural_logic", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
@@ -63,8 +64,18 @@ data_path, results, settings = chapter.data_path, chapter.results, chapter.setti
 # ## The proof format and the automaton
 #
 # A proof is a sequence of triples `{ claim span } [ evidence span ] OP` covering the claim in order.  The six
-# operators are MacCartney's natural-logic relations between the evidence span and the claim span; the
-# automaton starts in SUPPORTS and reads them left to right (NOT ENOUGH INFO absorbs):
+# operators are MacCartney's natural-logic relations, read "the evidence span OP the claim span":
+#
+# | OP | relation | reads | evidence span / claim span |
+# |---|---|---|---|
+# | `=` | equivalence | is equivalent to | "a sofa" / "a couch" |
+# | `<` | forward entailment | entails | "a crow" / "a bird" |
+# | `>` | reverse entailment | is entailed by | "a bird" / "a crow" |
+# | `!` | negation | negates | "is alive" / "is not alive" |
+# | `\|` | alternation | excludes | "born in France" / "born in Germany" |
+# | `#` | independence | is independent of | "wrote a novel" / "was born in Ohio" |
+#
+# The automaton starts in SUPPORTS and reads the operators left to right; NOT ENOUGH INFO absorbs:
 
 # %%
 table = pd.DataFrame(natlog.TRANSITIONS).T.loc[["SUPPORTS", "REFUTES"], list(OPERATORS)]
@@ -86,6 +97,20 @@ shown = [chosen.example] + [e for e in sample(firsts, n_shown, sample_seed) if e
 proofs = [natlog.Proof(e.steps, claim=e.claim, evidence=e.evidence_sentences[:1], check_spans=False) for e in shown]
 display(HTML(natlog.proofs_html(proofs, [f"FEVER claim {e.claim_id} (file verdict: {e.verdict})" for e in shown])))
 print(proofs[0].to_text())
+
+# %% [markdown]
+# The first proof's path through the automaton (each step numbered beside the arrow it takes; the arrows it
+# does not take in grey):
+
+# %%
+path_operators = [step.operator for step in chosen.example.steps]
+save_figure(automaton_figure(natlog.TRANSITIONS, path_operators, words=natlog.OPERATOR_WORDS), figures_dir, "admiral",
+            "natural_logic_automaton")
+plt.show()
+
+# %% [markdown]
+# *Figure: the natural-logic automaton (states, and the operators that move between them), with the path of
+# the first proof above.*
 
 # %% [markdown]
 # Does the automaton give the file's verdict?  Over the first proof of every few-shot claim:
@@ -474,9 +499,10 @@ results.save()
 # %% [markdown]
 # ### 5. Fewer silver steps per operator
 #
-# Change `settings = SufficiencySettings(seed=seed)` to
-# `settings = SufficiencySettings(seed=seed, operators=OperatorSettings(seed=seed, max_per_operator=100))`.
-# Import `OperatorSettings` from `proofbook.admiral.prover.operators`; `max_per_operator` is 500 by default.  The
+# In a copy, add the line
+# `settings = dataclasses.replace(settings, operators=OperatorSettings(seed=seed, max_per_operator=100))`
+# right after the line that starts `data_path, results, settings =` (add `import dataclasses` and import
+# `OperatorSettings` from `proofbook.admiral.prover.operators`); `max_per_operator` is 500 by default.  The
 # held-out steps do not depend on this cap, so both runs are scored on the same pairs.
 #
 # This retrains the operator model.  With it, the built training proofs and the proof generator are retrained

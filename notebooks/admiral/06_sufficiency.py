@@ -84,7 +84,7 @@ from proofbook.admiral.prover.training_proofs import evidence_sets
 from proofbook.render.chapter import sized_settings, start
 from proofbook.admiral.retrieval import retrieval_experiments
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
-from proofbook.render.figures import save_figure
+from proofbook.render.figures import roc_curves, save_figure
 
 # %% [markdown]
 # The chapter's sizes and settings, and its results file:
@@ -285,6 +285,24 @@ plt.show()
 # %% [markdown]
 # *Figure: the aligned builder's sufficiency score on the same selections (black: the threshold the loop uses on
 # that dataset).*
+#
+# The same scores as ROC curves: each point is one threshold, with the share of complete selections it accepts
+# (true positives) against the share of incomplete ones it accepts too (false positives).  The AUC is the area
+# under the curve; the lexical builder's score takes two values, so its curve has one corner.
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+for ax, (name, (sets, scores)) in zip(axes, auc_scores.items()):
+    complete = [s.sufficient for s in sets]
+    roc_curves(ax, {system: (scores[system], complete) for system in sufficiency_experiments.BUILDER_SYSTEMS},
+               title=name)
+save_figure(fig, figures_dir, "admiral", "sufficiency_roc")
+plt.show()
+
+# %% [markdown]
+# *Figure: ROC curves of the three builders' sufficiency scores on complete vs one-gold-sentence-removed
+# selections (dashed: a score that knows nothing).*
+#
 # The aligned score's AUC is {glue:text}`auc_natlog-aligned_hover` on HoVer and
 # {glue:text}`auc_natlog-aligned_feverous_s+distractors` on FEVEROUS-S with distractors, against
 # {glue:text}`auc_natlog-generated_hover` and {glue:text}`auc_natlog-generated_feverous_s+distractors` for the

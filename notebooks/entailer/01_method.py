@@ -10,11 +10,13 @@
 # | behaviour | input (official format) | output |
 # |---|---|---|
 # | H → P, premise generation | `$proof$ ; $hypothesis$ = H` | `$proof$ = [PREMISE] p1 [PREMISE] p2` |
-# | H → Sd, "is H true?" | `$valid$ ; $hypothesis$ = H` | `$valid$ = true` / `false` |
-# | PH → Se, "do the premises entail H?" | `$implied$ ; $hypothesis$ = H ; $proof$ = [PREMISE] ...` | `$implied$ = true` / `false` |
+# | H → s_d, "is H true?" | `$valid$ ; $hypothesis$ = H` | `$valid$ = true` / `false` |
+# | PH → s_e, "do the premises entail H?" | `$implied$ ; $hypothesis$ = H ; $proof$ = [PREMISE] ...` | `$implied$ = true` / `false` |
 #
-# One search step samples k premise sets, rejects any set with a premise score or an inference score below
-# 0.5, and ranks the rest by (∏ s_d(p_i)) · s_e(P ⊢ H).  The answer is the option whose hypothesis has the
+# Three scores, then, each between 0 and 1: the *direct* (truth) score s_d of one statement, the *inference*
+# (entailment) score s_e of premises P for H, and the *proof* score s_r = (∏ s_d(p_i)) · s_e(P ⊢ H) of a
+# premise set.  One search step samples k premise sets, rejects any set with a premise score s_d or an
+# inference score s_e below 0.5, and ranks the rest by s_r.  The answer is the option whose hypothesis has the
 # best proof.  This chapter follows one real OpenBookQA question through every step.
 #
 # **Which question.** Chosen by a rule, not by hand (`proofbook.entailer.tree_showcase`): the questions
@@ -66,6 +68,7 @@ from proofbook.entailer.tree_showcase import showcase_question
 from proofbook.entailer.trees import TreeView
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
+from proofbook.render.mechanisms import tree_figure
 
 chapter = start("entailer/01_method", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
                 results_dir=results_dir, settings=Settings, record_settings="settings", example_id=example_id,
@@ -197,6 +200,17 @@ print(f"Entailer answers ({answer.entailer.label}) {answer.entailer.option}; dir
 # Entailer answers **({glue:text}`answer_label`) {glue:text}`answer_text`** (gold: {glue:text}`gold_label`;
 # the direct truth scorer alone picks {glue:text}`direct_label`).  The whole search over all options took
 # {glue:text}`seconds_one` s on this machine's CPU (the paper: about 80 s on a 48 GB GPU with T5-11B).
+# The tree behind that answer, drawn as a graph:
+
+# %%
+picked = next(option for option in answer.options if option.label == answer.entailer.label)
+save_figure(tree_figure(picked.tree), figures_dir, "entailer", "method_tree")
+plt.show()
+
+# %% [markdown]
+# *Figure: the entailment tree of the answer Entailer picked: the hypothesis on top with its direct score s_d
+# and, if it kept a proof, its proof score s_r; the premises below with their own s_d; the inference score
+# s_e on the edges.  A node without premises is believed directly.*
 #
 # ## Backward chaining beyond one step
 #
@@ -208,6 +222,10 @@ tallest = max(deep_answer.options, key=lambda option: option.tree.height)
 glue("tallest_height", tallest.tree.height, display=False)
 glue("deep_answer", f"({deep_answer.entailer.label}) {deep_answer.entailer.option}", display=False)
 TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {tallest.tree.height}")
+
+# %%
+save_figure(tree_figure(tallest.tree), figures_dir, "entailer", "method_deep_tree")
+plt.show()
 
 # %% [markdown]
 # This tree has {glue:text}`tallest_height` level(s) of proof below the hypothesis: each expanded premise is
@@ -225,7 +243,7 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 # ### 1. Another question
 #
 # Rerun the chapter on another OpenBookQA dev question:
-# `python -m proofbook run notebooks/entailer/01_method.py -p example_id 7-57 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# `python -m proofbook run notebooks/entailer/01_method.py -p example_id 7-57 -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/entailer_01.ipynb`
 # (any `ID` of `openbookqa/dev.tsv` in the data directory works).  Or try a question of your own with
 # `python -m proofbook explain entailer "QUESTION" --options "first option" "second option" ...`, which uses the
 # models this chapter cached.
@@ -327,7 +345,8 @@ TreeView(tallest.tree, title=f"({tallest.label}) {tallest.option}: height {talle
 # Before running, predict whether the facts retrieved for the gold option state (or nearly state) its
 # hypothesis.  Predict also whether the ranking of the options survives without the facts.  This scores a model
 # trained with facts on inputs without them.  To train one without facts, set
-# `settings = Settings(seed=seed, truth_facts=0)` in a copy (this retrains the truth scorer only).
+# `settings = dataclasses.replace(settings, truth_facts=0)` in a copy, right after the line that starts
+# `data_path, results, settings =` (add `import dataclasses`; this retrains the truth scorer only).
 #
 # :::{dropdown} Hint
 # The truth-scorer paragraph of the `proofbook.entailer.entailer_experiments` docstring says what a MiniLM scorer

@@ -303,7 +303,7 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # - (d) the `seconds_per_question` of `entailer+direct-d1`, written exactly in terms of two other rows.
 #
 # Then run
-# `python -m proofbook run notebooks/entailer/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# `python -m proofbook run notebooks/entailer/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/entailer_02.ipynb`
 # and check (a)-(d) in the accuracy table and the claims table.
 #
 # :::{dropdown} Hint
@@ -336,8 +336,9 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # `Settings.k` is the number of premise sets sampled at the top level.  It is a search setting
 # (`Settings.search_settings` in `proofbook.entailer.settings`), not part of any model's cache key.
 #
-# Copy the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`).  Replace its
-# `settings = ...` line with `settings = Settings(seed=seed, k=2)`.  Run the copy with
+# Copy the notebook (`cp notebooks/entailer/02_experiments.py /tmp/mine/entailer_02.py`).  In the copy, add
+# the line `settings = dataclasses.replace(settings, k=2)` right after the line that starts
+# `data_path, results, settings =` (and `import dataclasses`).  Run the copy with
 # `python -m proofbook run /tmp/mine/entailer_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`, then
 # repeat with `k=12`.  Before running, predict:
 #
@@ -353,7 +354,8 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # %% [markdown]
 # ### 4. The paper's temperature, the paper's source
 #
-# In your copy, set `settings = Settings(seed=seed, temperature=2.0, premise_source="generated")`.  The premises
+# In your copy, make the added line `settings = dataclasses.replace(settings, temperature=2.0,
+# premise_source="generated")`.  The premises
 # then come from the generator alone, sampled at the paper's temperature (`Settings.temperature` is lower in this
 # book).  First read the sampling table of the method chapter.  Then predict, before running:
 #

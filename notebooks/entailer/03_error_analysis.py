@@ -216,7 +216,7 @@ if demo["taught"]:
 # `dataset` will be empty.
 #
 # Run
-# `python -m proofbook run notebooks/entailer/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# `python -m proofbook run notebooks/entailer/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/entailer_03.ipynb`
 # and compare with the category table and its figure (results rows `error_share/...`).  `n_examples` and
 # `sample_seed` choose which wrong answers' trees the chapter shows, if you want to read more of them.
 #

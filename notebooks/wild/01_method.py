@@ -10,6 +10,12 @@
 # the retrieved documents, and (5) a six-way *veracity* classifier that reads the claim and the summaries.
 # This chapter follows one real ClaimDecomp test claim through every stage.
 #
+# **The six labels** are PolitiFact's Truth-O-Meter, as the dataset spells them, from worst to best:
+# `pants-fire` (not accurate, and a ridiculous claim), `false` (not accurate), `barely-true` (PolitiFact's
+# "mostly false": an element of truth, but it ignores critical facts), `half-true` (partly accurate, but leaves
+# out important details), `mostly-true` (accurate, but needs clarification) and `true` (accurate, nothing
+# significant missing).  The scale is ordered, so a prediction one step off is a smaller error than five.
+#
 # **Which claim.** Chosen by a rule, not by hand (`proofbook.wild.claim_showcase`): the ClaimDecomp test claims are
 # shuffled by `sample_seed`, and the chapter follows the first for which {glue:text}`showcase_rule`.  Set
 # `example_id` to a ClaimDecomp `example_id` to follow any other test claim.
@@ -180,7 +186,7 @@ timing.round(4).to_frame("median seconds")
 # ### 1. Another claim
 #
 # Follow a different ClaimDecomp test claim through the five stages:
-# `python -m proofbook run notebooks/wild/01_method.py -p sample_seed 7 -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# `python -m proofbook run notebooks/wild/01_method.py -p sample_seed 7 -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/wild_01.ipynb`
 # (another showcase claim).  Or choose it by id with `-p example_id ID` (an `example_id` of
 # `claimdecomp/test.jsonl` in the data directory).  `python -m proofbook explain wild --claim-id ID` prints the
 # same stages for one claim with the cached models, without rerunning the chapter.

@@ -228,7 +228,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "this run", "sp
 #   contradicted.
 #
 # Then run
-# `python -m proofbook run notebooks/wild/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
+# `python -m proofbook run notebooks/wild/02_experiments.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/wild_02.ipynb`.
 # Check (a)-(c) in the six-way veracity table and (d) in the `verdict` column of the paper-vs-this-run table.
 #
 # :::{dropdown} Hint

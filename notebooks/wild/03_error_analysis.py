@@ -132,7 +132,7 @@ for shown_id in shown_ids:
 #
 # Before running, sketch the `claim-only` matrix: which one or two predicted-label columns hold most of the
 # counts, and whether some label is never predicted.  Do the same for `justification`.  Then run
-# `python -m proofbook run notebooks/wild/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
+# `python -m proofbook run notebooks/wild/03_error_analysis.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/wild_03.ipynb`.
 # Compare with the confusion-matrix figure, and check that your sketch agrees with the MAE-by-gold-label table.
 #
 # :::{dropdown} Hint

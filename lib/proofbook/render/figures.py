@@ -81,3 +81,28 @@ def bars_with_intervals(ax, frame, group: str, hue: str, value: str, horizontal:
         ax.invert_yaxis()
     if legend:
         ax.legend()
+
+
+def roc_curves(ax, curves, title: str | None = None) -> None:
+    """ROC curves on ``ax``: ``curves`` maps a name to ``(scores, positive)`` (a score per item and whether the
+    item is a positive), its points joined by straight lines, so that the area under each is its AUC (ties count
+    half); each curve's legend gives that area.  The diagonal is a score that knows
+    nothing (AUC 0.5).  A curve whose items are all of one class has no ROC and is left out of the legend's AUCs
+    with the word "one class"."""
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--")
+    for name, (scores, positive) in curves.items():
+        positive = np.asarray(positive, dtype=bool)
+        if positive.all() or not positive.any():
+            ax.plot([], [], label=f"{name} (one class)")
+            continue
+        fpr, tpr, _ = roc_curve(positive, np.asarray(scores, dtype=float))
+        ax.plot(fpr, tpr, label=f"{name} (AUC {roc_auc_score(positive, scores):.2f})")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="lower right")

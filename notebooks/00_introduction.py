@@ -28,44 +28,13 @@
 # 3. **Entailer** (Tafjord et al. 2022) -- backward-chaining entailment trees from premise generation,
 #    direct truth scores and entailment scores, answering multiple-choice science questions.
 #
-# **Overview.** This first chapter loads every dataset the book uses through the library's readers
-# (`proofbook.data`) and counts what is there.  It then looks at the claims: how long they are and how many
-# documents a HoVer claim needs.  Every number on this page is computed below from the files in the data
-# directory; nothing is typed in.
+# **Overview.** This first chapter shows one real example of what each paper works on, then loads every
+# dataset the book uses through the library's readers (`proofbook.data`) and counts what is there, and looks
+# at the claims: how long they are and how many documents a HoVer claim needs.  Every number on this page is
+# computed below from the files in the data directory; nothing is typed in.
 #
 # **Prerequisites and time.** `make book` has fetched the data (`make data`); this page runs in well under a
 # minute.
-
-# %% [markdown]
-# ## How the book runs
-#
-# Every chapter is a percent-format Python file under `notebooks/` with one cell tagged `parameters`.
-# `python -m proofbook run notebooks/<paper>/<NN_name>.py -p NAME VALUE` executes it with papermill and
-# keeps the executed copy, which this book renders.  The parameters are the same everywhere:
-#
-# | name | default | meaning |
-# |---|---|---|
-# | `data_dir` | `None` -> `$PROOFBOOK_DATA` -> `data/` | a folder laid out like the official releases |
-# | `split` | `None` | `None` = every labelled evaluation split present; else only that split |
-# | `limit` | `None` | at most this many evaluation examples per dataset and split |
-# | `seed` | `0` | every random choice |
-# | `smoke` | `False` | tiny sizes so the notebook runs in seconds (the tests use it) |
-# | `results_dir` | `"results"` | numbers go to `{results_dir}/{paper}/{stem}.json` |
-# | `figures_dir` | `"figures"` | figures go to `{figures_dir}/{paper}/` |
-#
-# The method and error-analysis chapters also take the examples they walk through:
-#
-# - `example_id`: an id from the data; that example is shown;
-# - `sample_seed`: which examples they list, drawn with that seed;
-# - `n_examples`: how many.
-#
-# Without `example_id` each shows the first example on which its mechanism matters, found by a rule it names.
-# Each chapter ends with exercises: what to change, what to predict before rerunning, and where to look.
-# `python -m proofbook explain admiral "CLAIM"` (also `entailer`, `wild`) walks one example of your own through
-# a paper's method with the models the book trained.
-#
-# Each experiment writes its numbers as rows `dataset / split / system / metric / value / n` to a results file.
-# The tables and figures of the book and the tests all read that file.
 
 # %% tags=["parameters"]
 data_dir: str | None = None
@@ -90,6 +59,38 @@ chapter = start("introduction/00_introduction", data_dir=data_dir, split=split, 
                 results_dir=results_dir)
 data_path, results = chapter.data_path, chapter.results
 print(f"data directory: {data_path}")
+
+# %% [markdown]
+# ## One example from each paper
+#
+# Drawn with `seed` from the dev splits (`proofbook.data.catalog.one_example_each`): a HoVer claim with the
+# Wikipedia pages, and the sentence of each, that its annotators needed; a political claim with its
+# speaker and PolitiFact's label; an OpenBookQA science question with its options.
+
+# %%
+for paper, lines in catalog.one_example_each(data_path, seed).items():
+    print(f"--- {paper}\n" + "\n".join(lines) + "\n")
+
+# %% [markdown]
+# What each paper must do with its example:
+#
+# - **AdMIRaL** starts from the claim alone and must retrieve every gold page, including pages the claim does
+#   not name but a retrieved sentence does (that is what a *hop* is), then decide with a natural-logic proof
+#   when the sentences it holds suffice to verify the claim.
+# - **Claims in the wild** must predict PolitiFact's label from evidence it finds on the web itself, using only
+#   pages from before the claim was made and none from fact-checking sites.
+# - **Entailer** must pick the right option *and* show why: a tree of premises the model believes, each step
+#   an entailment it believes, that proves the option.
+#
+# ## How the book runs
+#
+# Every chapter is a Python file under `notebooks/` that `python -m proofbook run` executes with parameters
+# (`data_dir`, `split`, `limit`, `seed`, `smoke`, where results and figures go, which example to show);
+# [Running the chapters](../running.md) lists them and shows how to send your own runs elsewhere.  Each
+# chapter ends with exercises: what to change, what to predict before rerunning, and where to look.
+# `python -m proofbook explain admiral "CLAIM"` (also `entailer`, `wild`) walks an example of your own through
+# a paper's method with the models the book trained.  Every experiment writes its numbers as rows to a results
+# file, which the tables, figures and tests read.
 
 # %% [markdown]
 # ## The datasets

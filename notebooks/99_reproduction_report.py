@@ -129,3 +129,59 @@ side_by_side
 
 # %%
 pd.DataFrame([vars(d) for d in paper_claims.DEPARTURES]).style.hide(axis="index")
+
+# %% [markdown]
+# ## Exercises
+#
+# The first needs nothing but this page.  The others rerun the report on a copy of the results, so that the
+# book's own results stay as they are: `cp -r results /tmp/mine-results` once, then run
+# `python -m proofbook run notebooks/99_reproduction_report.py -p results_dir /tmp/mine-results -p figures_dir /tmp/mine --output /tmp/mine/report.ipynb`.
+# The report reads results files only, so each run takes seconds.
+#
+# ### 1. Decide three claims by hand (no computer needed)
+#
+# In the claims table, cover the `verdict` column.  Take one claim whose number has an interval, one without,
+# and one that the rule tests against a band (`between`).  For each, read the rule and the threshold, and
+# decide the verdict with the rules of the overview: holds, contradicted or inconclusive.  Uncover and compare.
+# Which of your three would change verdict if its interval were twice as wide?
+#
+# :::{dropdown} Hint
+# `decide` in `proofbook.core.paper_claims` is the whole rule, a dozen lines: it reads only the side, the
+# threshold, the value and the interval.  Without an interval the value stands for both ends.
+# :::
+
+# %% [markdown]
+# ### 2. A margin for "A beats B"
+#
+# A claim "A beats B" has threshold 0: any gain whose whole interval is above 0 holds.  A reviewer might ask
+# for a margin instead, a gain of at least 0.02.  Before running anything, go through the claims table and
+# list the claims whose verdict a margin of 0.02 would move, and to what.  Then check: copy this notebook
+# (`cp notebooks/99_reproduction_report.py /tmp/mine/report.py`), add the cell below after the line
+# `found = paper_claims.verdicts(rows)`, and run the copy with the command above (with `/tmp/mine/report.py`).
+#
+# ```python
+# import dataclasses
+# margin = [dataclasses.replace(c, threshold=0.02) if c.kind == "difference" and c.side == ">" and c.threshold == 0
+#           else c for c in paper_claims.REGISTRY]
+# found = paper_claims.verdicts(rows, margin)
+# ```
+#
+# :::{dropdown} Hint
+# A margin can only move a verdict from holds towards inconclusive, or from inconclusive towards contradicted:
+# look at the claims whose interval's lower end lies between 0 and 0.02, and those whose upper end does.
+# :::
+
+# %% [markdown]
+# ### 3. Fewer examples, wider intervals
+#
+# Rerun one experiment chapter with fewer examples, for instance
+# `python -m proofbook run notebooks/entailer/02_experiments.py -p limit 40 -p results_dir /tmp/mine-results -p figures_dir /tmp/mine --output /tmp/mine/entailer_02.ipynb`
+# (its models come from the cache; the searches run again, some minutes), then the report on
+# `/tmp/mine-results` as above.  Before running, predict how much wider the Entailer claims' intervals become
+# (an interval over n examples narrows roughly as one over the square root of n), and which of E1-E4 can
+# change verdict.  Compare the two claims tables.
+#
+# :::{dropdown} Hint
+# Only a claim whose interval is near its threshold can move.  With 40 questions instead of 100, the
+# intervals grow by about the square root of 100/40.
+# :::

@@ -20,6 +20,40 @@
 # **Prerequisites and time.** The BM25 index and the pooled HoVer corpus (introduction); about a minute with
 # cached models.
 
+# %% [markdown]
+# :::{admonition} Terms used in this chapter
+# :class: tip
+# claim, gold pages
+# : a sentence to verify, and the Wikipedia pages (named by their titles) that its annotators needed; a HoVer
+#   claim needs 2 to 4 of them, one *hop* each.
+#
+# BM25
+# : a bag-of-words score of a page for a query: each query word counts more the rarer it is in the corpus
+#   (inverse document frequency) and the more often it occurs in the page, with diminishing returns (k1) and a
+#   correction for the page's length (b).
+#
+# prefix tree
+# : every corpus title as a sequence of tokens, titles sharing their first tokens sharing a branch; a decoder
+#   constrained by it may only write a token that continues some title, so whatever it writes is a real title.
+#
+# GENRE step, hop-0 model
+# : iteration 1's title generation: the hop-0 model reads the claim alone and writes titles over the prefix tree.
+#
+# hop model, pointer
+# : later iterations' model: it reads the claim and the reranked sentences `E1`...`E4` and writes
+#   `< Ei > [ Title ]`, the pointer to the sentence it builds on and the next page's title.
+#
+# beam
+# : the best partial outputs kept at each decoding step (the chapter keeps 25); the finished ones, best first,
+#   are the model's candidate titles.
+#
+# reranker
+# : a MiniLM cross-encoder that scores each (claim, sentence) pair; its top sentences are the hop's input.
+#
+# recall@k
+# : for one claim, whether all its gold pages are among the first k retrieved; averaged over claims.
+# :::
+
 # %% tags=["parameters"]
 data_dir: str | None = None
 split: None = None   # this chapter takes no split: it reads fixed splits
@@ -197,7 +231,34 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # cached models are reused.
 
 # %% [markdown]
-# ### 1. A claim with fewer hops, and one with more
+# ### 1. BM25 and recall by hand (no computer needed)
+#
+# Three pages, lower-cased and split into words: "Sandpoint is a city in Idaho", "Alaska is a state" and
+# "Juneau is the capital of Alaska"; the query is "Idaho".  With AdMIRaL's k1 = 0.9 and b = 0.1, compute the
+# first page's BM25 score by hand (a calculator for the logarithms):
+#
+# score = idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · |d| / avgdl)),  idf = ln(N − n + 0.5) − ln(n + 0.5),
+#
+# with N pages, n of them holding the word, tf its count in the page, |d| the page's length in words and
+# avgdl the mean length.  Then say, without computing, what the other two pages score, and what the formula
+# gives the idf of "Alaska", which two of the three pages hold.
+#
+# Last, from the ranked list of the loop figure, decide whether this claim's recall@2 and recall@5 are 1 or 0
+# after the hop, and check against the table and the sentence just before these exercises.
+#
+# :::{dropdown} Hint
+# Check the score in a cell:
+# ```python
+# from proofbook.index.bm25 import BM25, tokenize
+# pages = [tokenize(t) for t in ["Sandpoint is a city in Idaho", "Alaska is a state", "Juneau is the capital of Alaska"]]
+# BM25(pages, k1=0.9, b=0.1).get_scores(tokenize("Idaho"))
+# ```
+# The docstring of `proofbook.index.bm25` says what becomes of a word that more than half the pages hold.
+# `recall_at_k` asks for *all* gold pages among the first k.
+# :::
+
+# %% [markdown]
+# ### 2. A claim with fewer hops, and one with more
 #
 # List some HoVer evaluation claims with their hop counts:
 # `python -c "from proofbook.admiral.retrieval.tasks import load_task; print([(c.id, c.num_hops) for c in load_task('hover').evaluation[:20]])"`.
@@ -217,7 +278,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # :::
 
 # %% [markdown]
-# ### 2. Another sample, another showcase
+# ### 3. Another sample, another showcase
 #
 # Without `example_id` the chapter takes the first claim of a seeded sample on which its showcase rule holds (a
 # hop that adds a gold page).  Rerun with `-p sample_seed 1`, then `-p sample_seed 2`.  Before each run, guess
@@ -233,7 +294,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # :::
 
 # %% [markdown]
-# ### 3. The paper's full title tree
+# ### 4. The paper's full title tree
 #
 # In the setup cell change `retrieval_experiments.book_config(smoke)` to
 # `retrieval_experiments.book_config(smoke, hop_titles="corpus")`: the paper's setting, `admiral-fulltrie` in the
@@ -252,7 +313,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # :::
 
 # %% [markdown]
-# ### 4. Fewer sentences in the hop's input
+# ### 5. Fewer sentences in the hop's input
 #
 # Change the config to `retrieval_experiments.book_config(smoke, input_sentences=2)`
 # (`AdmiralConfig.input_sentences`, 4 by default).  Predict:
@@ -268,7 +329,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # :::
 
 # %% [markdown]
-# ### 5. BM25's parameters
+# ### 6. BM25's parameters
 #
 # The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in `proofbook.index.bm25`).  In
 # the setup cell build the retriever over an index with `rank_bm25`'s usual defaults:

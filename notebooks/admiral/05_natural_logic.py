@@ -18,6 +18,33 @@
 # **Prerequisites and time.** Models are trained on first use and cached (`.cache/proofbook`); the times of
 # this run are shown below.
 
+# %% [markdown]
+# :::{admonition} Terms used in this chapter
+# :class: tip
+# claim span, evidence span
+# : a chunk of the claim, and the span of an evidence sentence it is aligned to.
+#
+# operator
+# : one of six natural-logic relations between an evidence span and a claim span (`=`, `<`, `>`, `!`, `|`,
+#   `#`; the table below says each in words, with an example).
+#
+# proof
+# : the claim's chunks in order, each with its evidence span and operator: `{ claim span } [ evidence span ] OP`.
+#
+# automaton, verdict
+# : three states, SUPPORTS, REFUTES and NOT ENOUGH INFO; reading a proof's operators from SUPPORTS, the state
+#   it ends in is the proof's verdict.  A proof that reaches SUPPORTS or REFUTES says the evidence *suffices*.
+#
+# chunking, alignment
+# : cutting the claim into spans, and finding for each the most similar evidence span (MiniLM similarity).
+#
+# silver proofs, few-shot proofs
+# : QA-NatVer's *predicted* proofs of FEVER claims (no gold proof corpus is public), and its 64 hand-checked ones.
+#
+# operator model, proof generator
+# : a classifier that gives an aligned pair its operator; a seq2seq model that writes a whole proof.
+# :::
+
 # %% tags=["parameters"]
 data_dir: str | None = None
 split: None = None   # this chapter takes no split: it reads fixed splits

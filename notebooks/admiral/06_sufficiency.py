@@ -626,7 +626,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # FEVER-Symmetric sentence (`verdict_acc_dev_natlog-aligned`, `verdict_acc_test_natlog-aligned`).
 #
 # :::{dropdown} Hint
-# Read `fixed_rule` and `simulate_stopping` in `proofbook.admiral.prover.sufficiency`.  A rule-based system
+# Read `fixed_rule` and `simulate_stopping` in `proofbook.admiral.prover.stopping`.  A rule-based system
 # stops where its rule says, unless a trace has no further hop.  The oracle decides with
 # `selection_is_sufficient`, the same truth that scores every decision.
 # :::

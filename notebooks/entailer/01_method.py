@@ -38,6 +38,36 @@
 # **Prerequisites and time.** The models are trained on first use and cached (`.cache/proofbook`); the
 # training time is shown below (zero when loaded from the cache).
 
+# %% [markdown]
+# :::{admonition} Terms used in this chapter
+# :class: tip
+# hypothesis H
+# : a question and one answer option turned into one declarative sentence, which the search tries to prove.
+#
+# premise
+# : a sentence that, with the other premises of its set, should entail H; premises may be proved in turn.
+#
+# direct score s_d
+# : the truth scorer's belief that one sentence is true, read from the sentence alone (with two retrieved facts).
+#
+# entailment score s_e
+# : the entailment scorer's belief that a premise set entails H.
+#
+# proof score s_r
+# : the product of the premises' scores and s_e; a tree's score at its root.
+#
+# rejection threshold
+# : a premise set with any s_d or its s_e below it (0.5) is dropped before ranking.
+#
+# greedy, sampled, depth
+# : one premise set from the generator's most likely output, or the best of k sampled ones; how many levels
+#   of premises the search may add below H.
+#
+# direct QA, faithful
+# : answering by s_d of each hypothesis alone; an answer is *faithful* when it follows from the tree shown for
+#   it: premises the model believes and an entailment it believes, not a score the tree does not explain.
+# :::
+
 # %% tags=["parameters"]
 from typing import Literal
 
@@ -240,7 +270,23 @@ plt.show()
 # %% [markdown]
 # ## Exercises
 #
-# ### 1. Another question
+# ### 1. A proof score by hand (no computer needed)
+#
+# From the figure of the tree Entailer picked (or, if its root has no premises, the tallest tree's figure),
+# read the premises' scores and the inference score s_e on the root's edges.  Compute the root's proof score
+# s_r = (∏ s(p_i)) · s_e by hand, where s(p) is a premise's own s_r if it was expanded, else its s_d, and
+# compare it with the s_r in the root's box.  Then decide: would this premise set survive the rejection
+# threshold of 0.5?  And does the option's proof score beat the other options' in the figure of direct and
+# proof scores?
+#
+# :::{dropdown} Hint
+# The figures round to two decimals.  Check in a cell:
+# `[(p.statement, p.score) for p in picked.tree.premises], picked.tree.entailment, picked.tree.proof_score`.
+# `ProofNode.proof_score` in `proofbook.entailer.trees` is the formula, and `ProofNode.score` picks s_r or s_d.
+# :::
+
+# %% [markdown]
+# ### 2. Another question
 #
 # Rerun the chapter on another OpenBookQA dev question:
 # `python -m proofbook run notebooks/entailer/01_method.py -p example_id 7-57 -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/entailer_01.ipynb`
@@ -264,7 +310,7 @@ plt.show()
 # :::
 
 # %% [markdown]
-# ### 2. The rejection threshold
+# ### 3. The rejection threshold
 #
 # A candidate premise set is rejected when one of its premise scores or its inference score is below
 # `SearchConfig.threshold` (the paper's 0.5).  Copy the notebook
@@ -285,7 +331,7 @@ plt.show()
 # :::
 
 # %% [markdown]
-# ### 3. How hot can the sampler run?
+# ### 4. How hot can the sampler run?
 #
 # The sampling table compares the paper's temperature 2.0 with this book's `Settings.temperature`.  Add a cell
 # after it (leave the original call alone: the glued sentence reads its first two rows):
@@ -306,7 +352,7 @@ plt.show()
 # :::
 
 # %% [markdown]
-# ### 4. Deeper trees
+# ### 5. Deeper trees
 #
 # Add a cell after the trees that proves the same hypotheses to depth 3:
 #
@@ -329,7 +375,7 @@ plt.show()
 # :::
 
 # %% [markdown]
-# ### 5. What the truth scorer reads
+# ### 6. What the truth scorer reads
 #
 # The direct score s_d(H) comes from a MiniLM cross-encoder.  It reads the hypothesis together with the
 # `Settings.truth_facts` WorldTree facts BM25 retrieves for it (`TruthContext`).  Add a cell:

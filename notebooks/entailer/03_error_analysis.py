@@ -210,7 +210,7 @@ if demo["taught"]:
 #
 # ### 1. Predict the error categories
 #
-# Before running, read the rules of `error_category` in `proofbook.entailer.entailer_experiments`.  They are
+# Before running, read the rules of `error_category` in `proofbook.entailer.analysis`.  They are
 # tried in the order `dataset`, `reasoning: near-tautology`, `reasoning`, `belief`.  Read also the trees of the
 # method chapter.  Then write down which category will hold the largest share of the wrong answers, and whether
 # `dataset` will be empty.

@@ -29,6 +29,37 @@
 # **Prerequisites and time.** The models are trained on first use and cached (`.cache/proofbook`); the
 # experiments chapter reuses them.  A clean run takes the training time shown below.
 
+# %% [markdown]
+# :::{admonition} Terms used in this chapter
+# :class: tip
+# claim, speaker, venue
+# : a real political statement checked by PolitiFact, who said it and where (ClaimDecomp's fields).
+#
+# label
+# : PolitiFact's six-step verdict, from `pants-fire` to `true` (defined in the overview above).
+#
+# decomposition
+# : yes/no questions whose answers together decide the claim ("Did taxes double in 2019?").
+#
+# date filter, site filter
+# : the search keeps only pages from before the claim was made, and none from fact-checking sites, whose pages
+#   state the verdict.
+#
+# window, span
+# : 30 consecutive words of a page; the best windows grown by 150 words on each side and merged where they
+#   overlap.
+#
+# fine-grained retrieval
+# : BM25 over the windows with each question as the query; the documents holding the best windows are kept.
+#
+# claim-focused summary
+# : a few sentences of one kept document chosen for the claim, or a note that the document is irrelevant.
+#
+# condition
+# : what the classifier reads besides the claim: nothing (`claim-only`), the fact-checker's justification (an
+#   oracle), the retrieved snippets, or their summaries.
+# :::
+
 # %% tags=["parameters"]
 data_dir: str | None = None
 split: None = None   # this chapter takes no split: it reads fixed splits
@@ -44,15 +75,20 @@ n_examples = 10
 # %%
 import time
 
+import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
 from proofbook.core.cache import ArtifactCache
+from proofbook.data.politifact_text import LABELS
 from proofbook.models.llm import endpoint_configured
 from proofbook.render.chapter import start
+from proofbook.render.figures import save_figure
+from proofbook.render.mechanisms import pipeline_figure
 from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import load_data, snippet_words
 from proofbook.wild.pipeline import replay_pipeline
+from proofbook.wild.summaries import IRRELEVANT
 from proofbook.wild.tables import llm_questions, llm_summaries, predictions_frame, search_frame, spans_frame, summaries_frame, windows_frame
 from proofbook.wild.decomposition import AnnotatedQuestions
 from proofbook.wild.claim_showcase import showcase_claim
@@ -79,7 +115,17 @@ pd.Series(models.seconds, name="seconds (near 0 when loaded from the cache)").ro
 
 # %% [markdown]
 # The claim ({glue:text}`claim_id`; {glue:text}`showcase_text`): {glue:text}`speaker` *{glue:text}`claim`* --
-# PolitiFact's verdict: **{glue:text}`gold`**.
+# PolitiFact's verdict: **{glue:text}`gold`**.  The whole pipeline for this claim at a glance, drawn from its
+# trace; the sections below open each stage.
+
+# %%
+save_figure(pipeline_figure(trace, LABELS, claim.label, IRRELEVANT), figures_dir, "wild", "method_pipeline")
+plt.show()
+
+# %% [markdown]
+# *Figure: the five stages on the claim above: the questions, what the search kept and what each filter
+# dropped, the windows, spans and documents of fine-grained retrieval, the relevant summaries, and the label
+# the classifier gives the claim with its web summaries (green with a check mark when it is PolitiFact's).*
 #
 # ## Stage 1: decomposition into yes/no questions
 #
@@ -183,7 +229,25 @@ timing.round(4).to_frame("median seconds")
 # %% [markdown]
 # ## Exercises
 #
-# ### 1. Another claim
+# ### 1. The filters and the label scale by hand (no computer needed)
+#
+# In the search table of stage 2, cover the `filter` column.  For each of the first ten rows, decide from
+# its URL, its date and the claim's date whether the paper's filters keep it or which one drops it: a
+# fact-checking site, a page dated after the claim date plus one day, or a URL already kept.  Uncover and
+# compare.
+#
+# Then put the claim's gold label and the `web-summaries` prediction on the six-step scale (`pants-fire` = 0
+# ... `true` = 5): how many steps apart are they?  That is this claim's contribution to the experiments
+# chapter's MAE.
+#
+# :::{dropdown} Hint
+# `FACT_CHECK_SITES` and `apply_filters` in `proofbook.wild.search` are the rules, checked in that order; a
+# page without a date is kept.  `LABELS` in `proofbook.data.politifact_text` is the scale, and
+# `proofbook.wild.veracity_metrics.mae([gold], [predicted])` takes label indices.
+# :::
+
+# %% [markdown]
+# ### 2. Another claim
 #
 # Follow a different ClaimDecomp test claim through the five stages:
 # `python -m proofbook run notebooks/wild/01_method.py -p sample_seed 7 -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/wild_01.ipynb`
@@ -206,7 +270,7 @@ timing.round(4).to_frame("median seconds")
 # :::
 
 # %% [markdown]
-# ### 2. The irrelevance threshold
+# ### 3. The irrelevance threshold
 #
 # The extractive summariser writes "The document is irrelevant to the claim." when no sentence of a document
 # reaches a MiniLM cosine of `threshold` (`THRESHOLD` in `proofbook.wild.summaries`) with the claim or one of its
@@ -224,13 +288,13 @@ timing.round(4).to_frame("median seconds")
 # Stage 4 table and the `web-summaries` row of the Stage 5 table.
 #
 # :::{dropdown} Hint
-# `join_summaries` in `proofbook.wild.wild_experiments` decides what the classifier reads from the summaries.
+# `join_summaries` in `proofbook.wild.pipeline` decides what the classifier reads from the summaries.
 # The experiments chapter takes the same number from `WildSettings.summary_threshold`.  This chapter's pipeline
 # uses the summariser's default unless you pass one.
 # :::
 
 # %% [markdown]
-# ### 3. Windows shorter than a snippet
+# ### 4. Windows shorter than a snippet
 #
 # Fine-grained retrieval runs with the paper's sizes (`K1_TOKENS`, `STRIDE`, `TOP_WINDOWS` and `K2_TOKENS` in
 # `proofbook.wild.fine_grained`).  So a cached snippet is one or two windows, and the expansion reaches all of
@@ -259,7 +323,7 @@ timing.round(4).to_frame("median seconds")
 # :::
 
 # %% [markdown]
-# ### 4. Constrained question generation
+# ### 5. Constrained question generation
 #
 # The trained generator decodes freely with beam search.  `GeneratorSettings.copy_constrained` decodes with
 # `CopyConstraint` instead: only the claim's own tokens and a few of `QUESTION_WORDS`, each token at most once.
@@ -291,7 +355,7 @@ timing.round(4).to_frame("median seconds")
 # :::
 
 # %% [markdown]
-# ### 5. What the oracle reader sees
+# ### 6. What the oracle reader sees
 #
 # `strip_verdict` (in `proofbook.wild.veracity`) removes the sentences of a justification that state or define a
 # rating.  The evidence classifier reads at most `WildSettings.evidence.max_length` tokens of claim and evidence

@@ -113,3 +113,26 @@ def test_sources_table_names_a_broken_results_file(tmp_path):
     (tmp_path / "admiral" / "02_experiments.json").write_text('{"notebook": "x"}', encoding="utf-8")
     with pytest.raises(ValueError, match="02_experiments.json.*missing key"):
         catalog.sources_table(tmp_path / "data", tmp_path)
+
+
+@pytest.mark.data
+def test_one_example_each_is_a_real_record_of_each_paper_and_follows_the_seed(real_data_dir):
+    from proofbook.data import catalog, hover, science_qa
+
+    first, again, other = (catalog.one_example_each(real_data_dir, seed) for seed in (0, 0, 1))
+    assert first == again and first != other
+    assert list(first) == ["AdMIRaL", "Claims in the wild", "Entailer"]
+    claims = {c.uid: c for c in hover.read_hover_claims(real_data_dir, "dev")}
+    uid = first["AdMIRaL"][0].split()[2]
+    assert first["AdMIRaL"][0].endswith(claims[uid].claim)
+    assert len(first["AdMIRaL"]) == 3 + len(claims[uid].supporting_facts)
+    questions = {q.id: q for q in science_qa.read_obqa(real_data_dir, "dev")}
+    question = questions[first["Entailer"][0].split()[2].rstrip(":")]
+    assert first["Entailer"][-1] == f"answer: ({question.answer_key})"
+
+
+@pytest.mark.unit
+def test_one_example_each_leaves_out_a_paper_whose_files_are_absent(tmp_path):
+    from proofbook.data import catalog
+
+    assert catalog.one_example_each(tmp_path) == {}

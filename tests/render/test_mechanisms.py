@@ -93,6 +93,40 @@ def test_the_loop_picture_shows_the_traces_pages_and_marks_exactly_the_gold_ones
     matplotlib.pyplot.close(fig)
 
 
+def _wild_trace(probabilities):
+    from collections import Counter
+    claim = NS(person="Jane Doe", venue="in a speech", claim="Taxes doubled last year.")
+    retrieval = NS(windows=[1, 2, 3, 4], kept=[1, 2], merged=[1], documents=[1, 0])
+    return NS(claim=claim, questions=["Did taxes double?", "Was it last year?", "Is it true?"],
+              search=NS(pages=[1, 2], dropped=Counter({"fact-check site": 2, "after the claim date": 1})),
+              retrieval=retrieval, documents=[NS(title="Budget 2020"), NS(title="Tax news")],
+              summaries=["Taxes rose 3%.", "IRRELEVANT"], probabilities=probabilities)
+
+
+@pytest.mark.parametrize("predicted, gold", [(1, True), (4, False)])
+def test_the_pipeline_picture_counts_each_stage_and_marks_a_right_label(predicted, gold):
+    labels = ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
+    probabilities = [0.05] * 6
+    probabilities[predicted] = 0.75
+    fig = m.pipeline_figure(_wild_trace({"web-summaries": probabilities}), labels, "false", "IRRELEVANT")
+    shown = texts(fig)
+    assert "3 yes/no questions, e.g." in shown and "Did taxes double?" in shown and "Is it true?" not in shown
+    assert "dropped: after the claim date 1, fact-check site 2" in shown
+    assert "4 windows -> 2 kept -> 1 spans -> 2 documents:" in shown and "Tax news" in shown
+    assert "1 of 2 documents relevant" in shown and "IRRELEVANT" not in shown
+    right = f"✓ predicted false (probability 0.75)"
+    assert (right in texts(fig, m.GOLD)) is gold
+    assert gold or f"predicted {labels[predicted]} (probability 0.75)" in shown
+    assert "PolitiFact's label: false" in shown
+    matplotlib.pyplot.close(fig)
+
+
+def test_the_pipeline_picture_says_when_no_classifier_ran():
+    fig = m.pipeline_figure(_wild_trace({}), ("false", "true"), None, "IRRELEVANT")
+    assert "(no classifier)" in texts(fig) and not any("PolitiFact" in t for t in texts(fig))
+    matplotlib.pyplot.close(fig)
+
+
 def test_the_tree_picture_has_a_box_per_node_and_an_entailment_score_per_proof():
     leaf = ProofNode("photosynthesis requires sunlight", 0.92)
     inner = ProofNode("plants make food", 0.9, premises=[ProofNode("a", 0.5), ProofNode("b", 0.6)], entailment=0.8)

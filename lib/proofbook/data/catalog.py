@@ -110,3 +110,36 @@ def sources_table(data_dir: os.PathLike | str | None = None, results_dir: os.Pat
                      "bytes present": sum(p.stat().st_size for p in present),
                      "read by": ", ".join(sorted(readers.get(folder, ()))) or "none"})
     return rows
+
+
+def one_example_each(data_dir: os.PathLike | str | None = None, seed: int = 0) -> dict[str, list[str]]:
+    """One real example per paper, as lines to print, drawn with ``seed`` from the dev splits present: a HoVer
+    claim (AdMIRaL) with its label and the pages and sentence numbers its annotators needed; a ClaimDecomp claim
+    (claims in the wild) with its speaker, venue and PolitiFact label; an OpenBookQA question (Entailer) with its
+    options and answer.  A dataset whose files are absent is left out."""
+    data_dir = resolve_data_dir(data_dir)
+    rng = random.Random(seed)
+
+    def hover_lines() -> list[str]:
+        claim = rng.choice([c for c in hover.read_hover_claims(data_dir, "dev") if c.is_labelled])
+        pages = [f"  {title} (sentence {sentence})" for title, sentence in claim.supporting_facts]
+        return [f"HoVer claim {claim.uid} ({claim.num_hops} hops): {claim.claim}", f"label: {claim.label}",
+                "gold pages:", *pages]
+
+    def claimdecomp_lines() -> list[str]:
+        claim = rng.choice(list(politifact.read_claimdecomp(data_dir, "dev")))
+        return [f"ClaimDecomp claim {claim.example_id}: {claim.person} {claim.venue} {claim.claim}",
+                f"PolitiFact's label: {claim.label}"]
+
+    def obqa_lines() -> list[str]:
+        question = rng.choice(list(science_qa.read_obqa(data_dir, "dev")))
+        return [f"OpenBookQA question {question.id}: {question.stem}",
+                *[f"  ({o.label}) {o.text}" for o in question.options], f"answer: ({question.answer_key})"]
+
+    examples = {}
+    for paper, lines in (("AdMIRaL", hover_lines), ("Claims in the wild", claimdecomp_lines), ("Entailer", obqa_lines)):
+        try:
+            examples[paper] = lines()
+        except FileNotFoundError:
+            continue
+    return examples

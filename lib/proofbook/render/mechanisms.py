@@ -13,6 +13,8 @@ floor sits below the papers' packages) and returns a matplotlib figure for
   path of one title highlighted;
 * :func:`loop_figure` -- AdMIRaL's retrieval loop (§3) for one claim: iteration 1's candidates, the
   reranked sentences that are the hop's input, the hop's new titles and the final ranked list;
+* :func:`pipeline_figure` -- claims in the wild's five stages (Chen et al. 2023, §3) for one claim: the
+  questions, the filtered search, fine-grained retrieval, the summaries and the veracity label;
 * :func:`tree_figure` -- an Entailer entailment tree (Tafjord et al. 2022, §3) as a graph: each node's
   statement with its direct score s_d and, where it kept a proof, its proof score s_r; each proof's
   entailment score s_e on its edges.
@@ -228,6 +230,11 @@ def loop_figure(trace, gold_titles: Sequence[str], top: int = 3, width: int = 86
     ranking = trace.ranking()[:5]
     stages.append(("ranked list (top 5)", [(f"{i}. {'✓ ' if t in gold else ''}{t}", t in gold)
                                            for i, t in enumerate(ranking, 1)]))
+    return _stages_figure(stages)
+
+
+def _stages_figure(stages: Sequence[tuple[str, Sequence[tuple[str, bool]]]]):
+    """Stages top to bottom, each a name and a box of lines (text, gold?), joined by arrows."""
     heights = [0.36 * max(1, len(lines)) + 0.3 for _, lines in stages]
     total = sum(heights) + 0.3 * (len(stages) - 1)
     fig, ax = _figure(9.0, 0.62 * total + 0.4)
@@ -242,6 +249,43 @@ def loop_figure(trace, gold_titles: Sequence[str], top: int = 3, width: int = 86
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.1, total + 0.1)
     return fig
+
+
+# -- claims in the wild's pipeline -----------------------------------------------------------------------
+
+def pipeline_figure(trace, labels: Sequence[str], gold_label: str | None, irrelevant: str, top: int = 3,
+                    width: int = 86):
+    """The five stages for one claim, top to bottom, with what each made of it: the questions, the pages the
+    search kept and what each filter dropped, the windows, spans and documents of fine-grained retrieval, the
+    relevant summaries, and the veracity classifier's label.  ``trace`` is a claims-in-the-wild pipeline trace
+    (``claim``, ``questions``, ``search``, ``retrieval``, ``documents``, ``summaries``, ``probabilities``);
+    ``irrelevant`` is the summary of an irrelevant document; a predicted label equal to ``gold_label`` is drawn
+    in :data:`GOLD`."""
+    claim = trace.claim
+    speaker = " ".join(x for x in (getattr(claim, "person", ""), getattr(claim, "venue", "")) if x)
+    head = [(line, False) for line in textwrap.wrap(f"{speaker} {claim.claim}".strip(), width)[:3]]
+    questions = [(f"{len(trace.questions)} yes/no questions, e.g.", False)]
+    questions += [(_short(q, width), False) for q in trace.questions[:2]]
+    dropped = ", ".join(f"{reason} {n}" for reason, n in sorted(trace.search.dropped.items())) or "nothing"
+    search = [(f"{len(trace.search.pages)} pages kept", False), (f"dropped: {dropped}", False)]
+    r = trace.retrieval
+    retrieval = [(f"{len(r.windows)} windows -> {len(r.kept)} kept -> {len(r.merged)} spans -> "
+                  f"{len(r.documents)} documents:", False)]
+    retrieval += [(_short(page.title, width), False) for page in trace.documents[:top]]
+    relevant = [text for text in trace.summaries if text != irrelevant]
+    summaries = [(f"{len(relevant)} of {len(trace.summaries)} documents relevant", False)]
+    summaries += [(_short(text, width), False) for text in relevant[:2]]
+    verdict = [("(no classifier)", False)]
+    if "web-summaries" in trace.probabilities:
+        probabilities = list(trace.probabilities["web-summaries"])
+        best = max(range(len(labels)), key=probabilities.__getitem__)
+        verdict = [(f"{'✓ ' if labels[best] == gold_label else ''}predicted {labels[best]} "
+                    f"(probability {probabilities[best]:.2f})", labels[best] == gold_label)]
+    if gold_label is not None:
+        verdict.append((f"PolitiFact's label: {gold_label}", False))
+    return _stages_figure([("claim", head), ("1. decomposition", questions),
+                           ("2. search (date\nand site filters)", search), ("3. fine-grained\nretrieval", retrieval),
+                           ("4. claim-focused\nsummaries", summaries), ("5. veracity", verdict)])
 
 
 # -- Entailer's entailment trees ------------------------------------------------------------------------

@@ -62,6 +62,7 @@ from proofbook.entailer.settings import Settings
 from proofbook.entailer.datasets import evaluation_plan, evaluation_splits, read_questions
 from proofbook.render.chapter import start
 from proofbook.render.figures import bars_with_intervals, save_figure
+from proofbook.render.calibration import reliability_curves
 
 FULL_LIMIT = 100        # questions per split at full size (the chapter's time budget; at least 100)
 n_questions = limit or (4 if smoke else FULL_LIMIT)
@@ -126,6 +127,30 @@ plt.show()
 # %% [markdown]
 # *Figure: accuracy with 95% bootstrap intervals (left) and seconds per question (right) of each system on the
 # same questions; models trained here, 2 CPU cores.*
+#
+# ### Are the scores calibrated?
+#
+# The direct score s_d of an option's hypothesis is a probability that the hypothesis is true, and exactly one
+# option per question is.  The reliability diagram bins every option of every question by its score and
+# plots each bin's mean score against the share of its options that are the gold answer
+# (`proofbook.render.calibration`); the same for the proof score s_r of `entailer-sampled-d1`.  Points below the
+# diagonal are overconfident; the legend gives the expected calibration error (ECE).
+
+# %%
+fig, axes = plt.subplots(1, len(runs), figsize=(5.2 * len(runs), 4.2), squeeze=False)
+for ax, ((dataset, split_name), family) in zip(axes[0], runs.items()):
+    scored = {"s_d (direct)": (family["direct"], "direct"),
+              "s_r (entailer-sampled-d1)": (family["entailer-sampled-d1"], "proof_score")}
+    reliability_curves(ax, {name: ([getattr(o, score) for a in run.answers for o in a.options],
+                                   [o.label == g for a, g in zip(run.answers, run.gold) for o in a.options])
+                            for name, (run, score) in scored.items()},
+                       title=f"{dataset} {split_name}", xlabel="score of an option (bin mean)", ylabel="share gold")
+save_figure(fig, figures_dir, "entailer", "score_calibration")
+plt.show()
+
+# %% [markdown]
+# *Figure: reliability of the direct and proof scores over every option of the questions above (10 equal-width
+# bins; a marker's area is its share of the options; dashed: perfect calibration).*
 #
 # ## Premises on EntailmentBank, by source
 

@@ -59,6 +59,7 @@ from proofbook.core import paper_claims, intervals
 from proofbook.core.cache import ArtifactCache
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
+from proofbook.render.calibration import reliability_curves, top_label
 from proofbook.wild import wild_experiments
 from proofbook.wild.datasets import data_summary, load_data, snippet_words
 
@@ -137,6 +138,30 @@ plt.show()
 # %% [markdown]
 # *Figure: ClaimDecomp test claims of this copy, each evidence condition vs the claim alone and the constant
 # baseline; MiniLM classifiers trained here.*
+#
+# ### Are the classifier's probabilities calibrated?
+#
+# A classifier that says 40% for its label should be right about 4 times in 10.  The reliability diagram
+# bins the test claims by the probability of the predicted label and plots, per bin, that mean probability
+# against the share of claims whose prediction is PolitiFact's label (`proofbook.render.calibration`).  Points
+# below the diagonal are overconfident; the legend gives the expected calibration error (ECE).
+
+# %%
+if ("claimdecomp", "test") in data.evaluation:
+    found = wild_experiments.claimdecomp_probabilities(data, models, run)
+    predicted = {s: run.predictions["claimdecomp", "test", s]["predicted"] for s in found}
+    print("the probabilities' argmax is each run's prediction:",
+          all((p.argmax(axis=1) == predicted[s]).all() for s, (p, _) in found.items()))
+    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    reliability_curves(ax, {s: top_label(p, gold) for s, (p, gold) in found.items()}, bins=5,
+                       title="ClaimDecomp test", xlabel="probability of the predicted label", ylabel="share right")
+    save_figure(fig, figures_dir, "wild", "veracity_calibration")
+    plt.show()
+
+# %% [markdown]
+# *Figure: reliability of the six-way classifier's predicted-label probability on ClaimDecomp test claims, with
+# the claim alone and with the web summaries (5 equal-width bins; a marker's area is its share of the claims;
+# dashed: perfect calibration).*
 #
 # ## Decomposition: how many annotated questions do the generated ones recover?
 

@@ -5,6 +5,7 @@ reading order:
 
 - :mod:`~proofbook.render.chapter` -- the set-up every chapter of the book starts with, in one call;
 - :mod:`~proofbook.render.figures` -- the plotting style and ``save_figure``: one place where figures are saved, and the ROC curves;
+- :mod:`~proofbook.render.calibration` -- reliability diagrams and the expected calibration error of a score;
 - :mod:`~proofbook.render.mechanisms` -- pictures of the methods themselves: AdMIRaL's loop, a prefix tree's slice,
   the natural-logic automaton, an entailment tree;
 - :mod:`~proofbook.render.tables` -- a table a reader can filter and sort in the HTML book, offline;

@@ -321,6 +321,25 @@ def metric_rows(run: Run, seed: int = 0) -> list[dict]:
     return rows
 
 
+def claimdecomp_probabilities(data: WildData, models: Models, run: Run,
+                              systems: Sequence[str] = ("claim-only", "web-summaries")) -> dict[str, tuple[np.ndarray, list[int]]]:
+    """``system -> (label probabilities, gold label indices)`` on the ClaimDecomp test claims, each system read by
+    its classifier with the evidence the run gave it (``claim-only``: none); the argmax of each row is the run's
+    prediction for that claim (the run keeps only the labels, so calibration needs the probabilities again)."""
+    claims = data.evaluation[("claimdecomp", "test")]
+    found = {}
+    for system in systems:
+        if system == "claim-only":
+            model, examples = models.claim_only, _claim_examples("claimdecomp", claims)
+        elif system in EVIDENCE_SYSTEMS:
+            model = models.evidence
+            examples = claimdecomp_examples(claims, {c.example_id: run.evidence[system][str(c.example_id)] for c in claims})
+        else:
+            raise ValueError(f"no probabilities for system {system!r}; expected claim-only or one of {EVIDENCE_SYSTEMS}")
+        found[system] = (model.predict_proba(examples, progress=False), [e.label_index for e in examples])
+    return found
+
+
 def _per_claim(gold: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
     """The per-claim values whose means are accuracy, MAE and soft accuracy (for the bootstrap)."""
     errors = np.abs(predicted - gold).astype(float)

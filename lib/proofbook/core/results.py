@@ -85,14 +85,12 @@ def write_json_atomic(path: Path, obj: Any) -> None:
             json.dump(obj, handle, indent=1, ensure_ascii=False)
             handle.write("\n")
         os.replace(tmp, path)
+        tmp = None
     except OSError as err:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
         raise OSError(err.errno, f"cannot write {path}: {err.strerror or err}") from err
-    except BaseException:
+    finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def mark_complete(path: os.PathLike | str) -> None:

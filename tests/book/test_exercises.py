@@ -90,7 +90,7 @@ def test_every_run_command_names_a_chapter_its_parameters_and_an_output_elsewher
     for command in COMMAND.findall(exercises):
         words = shlex.split(command.replace("...", ""))[4:]
         target, rest = words[0], words[1:]
-        specs = own
+        path, specs = source, own          # a copy of this chapter (/tmp/mine/...) takes its parameters
         if target.startswith("notebooks/"):
             path = PROJECT_ROOT / target
             assert path.is_file(), f"{source.name}: `{command}` runs {target}, which does not exist"
@@ -106,22 +106,20 @@ def test_every_run_command_names_a_chapter_its_parameters_and_an_output_elsewher
         assert not unknown, f"{source.name}: `{command}` passes {sorted(unknown)}, not parameters of {target}"
         # placeholders (`ID`, `N`) are the reader's to fill in; a split needs its files, checked elsewhere
         typed = {k: v for k, v in pairs.items() if k != "split" and not v.isupper()}
-        runner.check_parameters(source if not target.startswith("notebooks/") else PROJECT_ROOT / target,
-                                typed, specs)
+        runner.check_parameters(path, typed, specs)
 
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)
 def test_every_settings_edit_names_fields_the_settings_have(source):
     exercises, code, _ = chapter(source)
-    edits = REPLACE.findall(exercises.replace("\n# ", " ").replace("\n", " "))
+    edits = REPLACE.findall(exercises.replace("\n", " "))
     if not edits:
         return
     cls = settings_class(code)
     assert cls is not None, f"{source.name}: an exercise edits `settings` but the chapter has no settings class"
     named = {name: mod for name, mod in NAMED_IN.findall(exercises)}
     for edit in edits:
-        call = ast.parse(edit.strip("`").split("=", 1)[1].strip() if edit.strip("`").startswith("settings =")
-                         else edit.strip("`")).body[0].value
+        call = ast.parse(edit.strip("`")).body[0].value     # `settings = replace(...)` or `replace(...)`
         fields = {k.arg for k in call.keywords}
         assert fields <= field_names(cls), f"{source.name}: {edit} names {sorted(fields - field_names(cls))}, " \
                                            f"not fields of {cls.__name__}"
@@ -153,7 +151,7 @@ def test_every_hint_block_imports_what_exists_and_uses_names_the_chapter_defines
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)
 def test_every_name_a_hint_places_in_a_module_is_there(source):
     exercises, _, _ = chapter(source)
-    for name, module in NAMED_IN.findall(exercises.replace("\n# ", " ")):
+    for name, module in NAMED_IN.findall(exercises.replace("\n", " ")):
         obj = importlib.import_module(module)
         for part in name.split("."):
             assert hasattr(obj, part), f"{source.name}: `{name}` is not in `{module}`"

@@ -141,6 +141,8 @@ def run_check(results_dir: os.PathLike | str = PROJECT_ROOT / "results", structu
         problems.append(f"{results_dir}: no results files")
     for path in files:
         problems += [f"{path}: {p}" for p in structure_problems(path)]
+    problems += [f"{stray}: a temporary file left by a run killed while it wrote a results file; run that chapter "
+                 f"again (its run removes it) or delete it" for stray in sorted(results_dir.rglob(".*.tmp"))]
     if not any(problems):
         problems += [f"{results_dir}: {p}" for p in paper_claims.unknown_rows(paper_claims.load_rows(results_dir))]
     sources = notebooks if notebooks is not None else sorted(provenance.NOTEBOOKS.rglob("*.py"))

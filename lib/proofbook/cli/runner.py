@@ -183,7 +183,16 @@ def _execute(source: Path, notebook, typed: dict, output, log_output: bool, prog
     written = _results_written(source, folder, started)
     for name in written:
         mark_complete(folder / name)
+        _remove_stray_temporaries(folder / name)
     return output, written
+
+
+def _remove_stray_temporaries(path: Path) -> None:
+    """Remove the temporary files beside the results file ``path`` (``.<name>.*.tmp``) that an earlier run of the
+    same notebook left when it was killed in the middle of writing it; the lock this run holds means no other run
+    writes them now."""
+    for stray in path.parent.glob(f".{path.name}.*.tmp"):
+        stray.unlink(missing_ok=True)
 
 
 def kernel_manager_class():

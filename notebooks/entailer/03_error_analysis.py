@@ -80,7 +80,8 @@ print(f"OBQA {split_name}: {len(questions)} questions, {SYSTEM} accuracy {run.ac
 counts = pd.Series([e["category"] for e in wrong], dtype=object).value_counts().reindex(
     ERROR_CATEGORIES, fill_value=0)
 shares = counts / max(1, len(wrong))
-results.extend(share_rows(wrong, {"dataset": "obqa", "split": split_name, "system": SYSTEM}, seed=seed))
+base = {"dataset": "obqa", "split": split_name, "system": SYSTEM}
+results.extend(share_rows(wrong, base, seed=seed))
 paper = pd.Series({"belief": 0.33, "reasoning: near-tautology": 0.20 * 0.47, "reasoning": 0.47 * 0.80,
                    "dataset": 0.20})
 table = pd.DataFrame({"wrong answers": counts, "share (this run, rules)": shares, "share (paper, people)": paper})

@@ -44,7 +44,8 @@
 #   `< Ei > [ Title ]`, the pointer to the sentence it builds on and the next page's title.
 #
 # beam
-# : the best partial outputs kept at each decoding step (the chapter keeps 25); the finished ones, best first,
+# : the best partial outputs kept at each decoding step (the chapter's hops keep {glue:text}`hop_beam`); the
+#   finished ones, best first,
 #   are the model's candidate titles.
 #
 # reranker
@@ -89,7 +90,9 @@ hover, feverous = load_task("hover", data_path), load_task("feverous_s", data_pa
 if smoke:  # a few claims over a small corpus: every step runs, the numbers mean nothing
     hover, feverous = smoke_task(hover, seed=seed), smoke_task(feverous, seed=seed)
 components = retrieval_experiments.train_components([hover, feverous], settings)
-retriever = retrieval_experiments.build_admiral(hover, components, retrieval_experiments.book_config(smoke))
+config = retrieval_experiments.book_config(smoke)
+retriever = retrieval_experiments.build_admiral(hover, components, config)
+glue("hop_beam", config.beam, display=False)
 
 chosen = showcase_claim(retriever, hover.evaluation, example_id, sample_seed, lookup=hover.evaluation + hover.train)
 example, trace = chosen.example

@@ -223,8 +223,8 @@ for claim, trace, missing in detailed:
 #
 # In the figure cell change `for system in ("initial", "admiral")` to
 # `for system in ("initial", "mentions-only", "admiral")`.  Predict for which hop counts `admiral` will be above
-# `mentions-only`, below it or level with it.  Look at the right panel of the figure.  Compare it with claim C1f
-# in the experiments chapter, which pools all hop counts.
+# `mentions-only`, below it or level with it.  Look at the right panel of the figure.  Compare it with the
+# difference `admiral-vs-mentions-only` in the experiments chapter, which pools all hop counts.
 #
 # :::{dropdown} Hint
 # `MentionsOnly` (in `proofbook.admiral.retrieval.multihop`) ranks the same narrowed titles by the reranker's

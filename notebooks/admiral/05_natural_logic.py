@@ -131,8 +131,8 @@ print(proofs[0].to_text())
 
 # %%
 path_operators = [step.operator for step in chosen.example.steps]
-save_figure(automaton_figure(natlog.TRANSITIONS, path_operators, words=natlog.OPERATOR_WORDS), figures_dir, "admiral",
-            "natural_logic_automaton")
+save_figure(automaton_figure(natlog.TRANSITIONS, path_operators, natlog.automaton_path(path_operators),
+                             words=natlog.OPERATOR_WORDS), figures_dir, "admiral", "natural_logic_automaton")
 plt.show()
 
 # %% [markdown]

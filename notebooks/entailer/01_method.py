@@ -16,7 +16,7 @@
 # Three scores, then, each between 0 and 1: the *direct* (truth) score s_d of one statement, the *inference*
 # (entailment) score s_e of premises P for H, and the *proof* score s_r = (∏ s_d(p_i)) · s_e(P ⊢ H) of a
 # premise set.  One search step samples k premise sets, rejects any set with a premise score s_d or an
-# inference score s_e below 0.5, and ranks the rest by s_r.  The answer is the option whose hypothesis has the
+# inference score s_e below {glue:text}`rejection_threshold`, and ranks the rest by s_r.  The answer is the option whose hypothesis has the
 # best proof.  This chapter follows one real OpenBookQA question through every step.
 #
 # **Which question.** Chosen by a rule, not by hand (`proofbook.entailer.tree_showcase`): the questions
@@ -57,7 +57,7 @@
 # : the product of the premises' scores and s_e; a tree's score at its root.
 #
 # rejection threshold
-# : a premise set with any s_d or its s_e below it (0.5) is dropped before ranking.
+# : a premise set with any s_d or its s_e below it ({glue:text}`rejection_threshold`) is dropped before ranking.
 #
 # greedy, sampled, depth
 # : one premise set from the generator's most likely output, or the best of k sampled ones; how many levels
@@ -195,6 +195,7 @@ sampling
 
 # %%
 config = settings.search("entailer-sampled-d1")
+glue("rejection_threshold", config.threshold, display=False)
 answer = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,
                          components.behaviours(settings.premise_source), config)
 for option in answer.options:

@@ -46,7 +46,8 @@ from proofbook.core.examples import by_id, shuffled
 from proofbook.entailer.trees import render_html
 from proofbook.render.tables import FilterableTable
 from proofbook.entailer import entailer_experiments
-from proofbook.entailer.analysis import ERROR_CATEGORIES, errors, memory_demo
+from proofbook.core import paper_claims
+from proofbook.entailer.analysis import ERROR_CATEGORIES, errors, memory_demo, paper_population, share_rows
 from proofbook.entailer.components import build_components
 from proofbook.entailer.settings import Settings
 from proofbook.entailer.datasets import evaluation_splits, read_questions
@@ -80,12 +81,7 @@ counts = pd.Series([e["category"] for e in wrong], dtype=object).value_counts().
     ERROR_CATEGORIES, fill_value=0)
 shares = counts / max(1, len(wrong))
 base = {"dataset": "obqa", "split": split_name, "system": SYSTEM}
-for category in shares.index:
-    if wrong:
-        is_category = [float(e["category"] == category) for e in wrong]
-        results.extend(intervals.mean_rows(base, f"error_share/{category}", is_category, seed))
-    else:
-        results.add("obqa", split_name, SYSTEM, f"error_share/{category}", 0.0, 0)
+results.extend(share_rows(wrong, base, seed=seed))
 paper = pd.Series({"belief": 0.33, "reasoning: near-tautology": 0.20 * 0.47, "reasoning": 0.47 * 0.80,
                    "dataset": 0.20})
 table = pd.DataFrame({"wrong answers": counts, "share (this run, rules)": shares, "share (paper, people)": paper})
@@ -102,7 +98,33 @@ table.style.format({"share (this run, rules)": "{:.2f}", "share (paper, people)"
 
 # %% [markdown]
 # *Figure: error categories of the {glue:text}`n_wrong` wrong answers of `entailer-sampled-d1` (automatic rules)
-# and of the paper's 100 (human judges; the paper's near-tautologies are 20% of its reasoning errors).*
+# and of the paper's sample (human judges; the paper's near-tautologies are 20% of its reasoning errors).*
+#
+# ## The paper's population
+#
+# The paper classified only the questions where Entailer was wrong and direct question answering was right:
+# the errors that reasoning added.  The report's claims E5 and E6 are decided on that population, for the
+# paper's method (premises written by the generator alone, `entailer-generated-sampled-d1`) and for the book's
+# stand-in (the mixed premise pool, `entailer-sampled-d1`); "reasoning (all)" counts both reasoning categories,
+# as the paper's share does.
+
+# %%
+population = {system: paper_population(runs[system], runs["direct"], questions, components.facts)
+              for system in ("entailer-generated-sampled-d1", SYSTEM)}
+for system, cases in population.items():
+    results.extend(share_rows(cases, {"dataset": "obqa", "split": split_name, "system": system},
+                              "error_share@direct-right", seed))
+    glue(f"n_population_{system}", len(cases), display=False)
+for found in (paper_claims.chapter_verdict(c, results) for c in ("E5-belief-error-share", "E6-reasoning-error-share")):
+    glue(found.claim.id.replace("-", "_"), paper_claims.verdict_text(found), display=False)
+pd.DataFrame({system: pd.Series([e["category"] for e in cases], dtype=object).value_counts().reindex(
+    ERROR_CATEGORIES, fill_value=0) for system, cases in population.items()})
+
+# %% [markdown]
+# *Table: error categories of the wrong answers on questions that direct answering gets right
+# ({glue:text}`n_population_entailer-generated-sampled-d1` for the paper's method,
+# {glue:text}`n_population_entailer-sampled-d1` for the stand-in).*  About a third from false beliefs:
+# {glue:text}`E5_belief_error_share`.  About half from reasoning: {glue:text}`E6_reasoning_error_share`.
 #
 # ## Wrong answers with their trees
 #

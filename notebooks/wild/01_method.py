@@ -46,8 +46,8 @@
 #   state the verdict.
 #
 # window, span
-# : 30 consecutive words of a page; the best windows grown by 150 words on each side and merged where they
-#   overlap.
+# : {glue:text}`k1` consecutive words of a page; the best windows grown by {glue:text}`k2` words on each side and
+#   merged where they overlap.
 #
 # fine-grained retrieval
 # : BM25 over the windows with each question as the query; the documents holding the best windows are kept.
@@ -85,7 +85,7 @@ from proofbook.models.llm import endpoint_configured
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
 from proofbook.render.mechanisms import pipeline_figure
-from proofbook.wild import wild_experiments
+from proofbook.wild import fine_grained, wild_experiments
 from proofbook.wild.datasets import load_data, snippet_words
 from proofbook.wild.pipeline import replay_pipeline
 from proofbook.wild.summaries import IRRELEVANT
@@ -159,14 +159,18 @@ search.head(n_examples)
 # %% [markdown]
 # ## Stage 3: fine-grained retrieval
 #
-# Every page is cut into windows of 30 tokens with a stride of 15; BM25 (over all windows of this claim's
-# pages) keeps the top 5 windows per question; the union is cut to the best 10 windows, each is expanded by
-# 150 tokens on each side, overlapping spans are merged, and the 5 documents with the best windows are kept.
+# Every page is cut into windows of {glue:text}`k1` tokens with a stride of {glue:text}`stride`; BM25 (over all
+# windows of this claim's pages) keeps the top {glue:text}`per_question` windows per question; the union is cut to
+# the best {glue:text}`top_windows` windows, each is expanded by {glue:text}`k2` tokens on each side, overlapping
+# spans are merged, and the {glue:text}`top_documents` documents with the best windows are kept (the paper's
+# sizes, `proofbook.wild.fine_grained`).
 # Here every page is a title and snippet of {glue:text}`snippet_words` words on average, so a page is one
 # or two windows and the expansion reaches the whole snippet: on cached results the stage *selects* snippets
 # rather than cutting pages.
 
 # %%
+for name, size in fine_grained.SIZES.items():
+    glue(name, size, display=False)
 print(f"{len(trace.search.pages)} pages after the filters -> {len(trace.retrieval.windows)} windows; "
       f"{len(trace.retrieval.kept)} kept; {len(trace.retrieval.merged)} merged spans; "
       f"top documents: {trace.retrieval.documents}")

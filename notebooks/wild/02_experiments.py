@@ -201,11 +201,14 @@ jvs = [results.value("claimdecomp", "test", "justification-vs-web-snippets", "ma
 glue("max_length", settings.evidence.max_length, display=False)
 glue("justification_vs_snippets", f"{jvs[0]:+.3f} (95% interval {jvs[1]:+.3f} to {jvs[2]:+.3f}), an interval "
      f"{intervals.relation(jvs[1], jvs[2], 0.0)} zero", display=False)
-paper_claims.claims_table(chapter_claims)[["claim", "statement", "this run", "split", "rule", "verdict"]]
+paper_claims.claims_table(chapter_claims)[["claim", "statement", "verdict", "why untested", "stand-in",
+                                           "stand-in run", "split", "rule", "stand-in verdict"]]
 
 # %% [markdown]
-# *Table: the paper's claims that this chapter tests, decided by the reproduction report's rules (this run:
-# A - B in MAE, with its 95% paired bootstrap interval over the same claims).*
+# *Table: the paper's claims that this chapter tests, decided by the reproduction report's rules.  The paper's
+# evidence (LLM summaries of live search results) cannot be had offline, so the paper's method is untested and
+# each claim is decided for the book's stand-in (stand-in run: A - B in MAE, with its 95% paired bootstrap
+# interval over the same claims).*
 #
 # Retrieved summaries against the claim alone: {glue:text}`W1_evidence_vs_claim_only`.  The gold
 # justification as the upper bound above retrieved evidence: {glue:text}`W2_justification_upper_bound`.

@@ -2,12 +2,14 @@
 
 :func:`error_category` puts a wrong answer of the search in one of :data:`ERROR_CATEGORIES` (a false belief, a
 near-tautological or otherwise bad reasoning step, or a dataset problem) from the tree behind it;
-:func:`errors` lists them for a run.  :func:`memory_demo` teaches the belief memory
+:func:`errors` lists them for a run, :func:`paper_population` those the paper classified (Entailer wrong, direct
+answering right), and :func:`share_rows` writes each category's share.  :func:`memory_demo` teaches the belief memory
 (:mod:`proofbook.entailer.memory`) that the strongest premise of a few wrong answers is false and answers those
 questions again, showing how a user's correction changes the chosen tree.
 """
 from __future__ import annotations
 
+from proofbook.core import intervals
 from proofbook.entailer import hypotheses as hyp
 from proofbook.entailer.components import Components
 from proofbook.entailer.entailer_experiments import SystemRun, run_system, write_hypotheses
@@ -55,6 +57,31 @@ def errors(run: SystemRun, questions, facts: frozenset[str] | set[str] = frozens
             out.append({"question": q, "answer": answer, "predicted": predicted,
                         "category": error_category(answer, q.answer_key, predicted, facts)})
     return out
+
+
+def paper_population(run: SystemRun, direct: SystemRun, questions, facts: frozenset[str] | set[str] = frozenset()) -> list[dict]:
+    """The wrong answers of ``run`` on the questions that ``direct`` answers right: the cases the paper's error
+    analysis classified (Entailer wrong, direct question answering right)."""
+    right = {q.id for q, predicted in zip(questions, direct.predictions()) if predicted == q.answer_key}
+    return [e for e in errors(run, questions, facts) if e["question"].id in right]
+
+
+#: the shares written for a set of wrong answers: each category, and both reasoning categories together (the
+#: paper's "reasoning" share counts its near-tautologies)
+SHARE_GROUPS = {**{category: (category,) for category in ERROR_CATEGORIES},
+                "reasoning (all)": ("reasoning", "reasoning: near-tautology")}
+
+
+def share_rows(wrong: list[dict], base: dict, prefix: str = "error_share", seed: int = 0) -> list[dict]:
+    """``<prefix>/<group>`` for each of :data:`SHARE_GROUPS`: the share of ``wrong`` in the group, with its 95%
+    bootstrap interval (value 0 and n 0 when there is no wrong answer); ``base`` gives dataset, split, system."""
+    rows = []
+    for name, members in SHARE_GROUPS.items():
+        if wrong:
+            rows += intervals.mean_rows(base, f"{prefix}/{name}", [float(e["category"] in members) for e in wrong], seed)
+        else:
+            rows.append({**base, "metric": f"{prefix}/{name}", "value": 0.0, "n": 0})
+    return rows
 
 
 def strongest_premise(answer: QuestionAnswer, label: str | None = None, facts: frozenset[str] | set[str] = frozenset()):

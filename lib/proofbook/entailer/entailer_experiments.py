@@ -5,7 +5,9 @@ Tafjord et al. 2022 (§4-5) evaluate on OBQA test with the systems named in ``en
 ``direct-all``, metrics ``accuracy``, ``seconds_per_question`` and ``faithfulness_break``.  The search
 systems draw candidate premise sets from ``Settings.premise_source`` (default ``mixed``: generated and
 retrieved, :mod:`.proposals`, a departure); ``entailer-generated-sampled-d1`` and
-``entailer-retrieved-sampled-d1`` are the sampled depth-1 search with one source only.  Also per search
+``entailer-retrieved-sampled-d1`` are the sampled depth-1 search with one source only, and
+``entailer-generated+direct-d1`` combines the first with ``direct`` (Entailer+Direct on the paper's generated
+premises).  Also per search
 system ``leaf_fallback_share`` (questions where an option had no candidate at all and its direct score stood
 in) and, at depth 3, ``deep_tree_share`` (questions whose chosen tree has height 2 or more) and the rows of
 :func:`expansion_rows` on the premises the deeper search tried to prove (why depth changes so little).  Premises on
@@ -79,10 +81,11 @@ class SystemRun:
 
     def predictions(self) -> list[str]:
         """The predicted option label per question: the direct answer for ``direct``, the Entailer+Direct
-        answer for ``entailer+direct-*``, else the option with the best proof score."""
+        answer for ``entailer+direct-*`` (and ``entailer-generated+direct-d1``), else the option with the best
+        proof score."""
         if self.system == "direct":
             return [a.direct.label for a in self.answers]
-        if self.system.startswith("entailer+direct"):
+        if is_combination(self.system):
             return [a.combined.label for a in self.answers]
         return [a.entailer.label for a in self.answers]
 
@@ -201,14 +204,25 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
         for system in systems:
             runs[system] = SystemRun(system, [answer_from_dict(a) for a in stored[system]], gold)
     direct = runs.get("direct")
-    for depth in (1, 3):
-        sampled = runs.get(f"entailer-sampled-d{depth}")
+    for proof_system, system in COMBINATIONS:
+        sampled = runs.get(proof_system)
         if sampled is None or direct is None:
             continue
         combined = [replace(proof, seconds=proof.seconds + plain.seconds)
                     for proof, plain in zip(sampled.answers, direct.answers)]
-        runs[f"entailer+direct-d{depth}"] = SystemRun(f"entailer+direct-d{depth}", combined, gold)
+        runs[system] = SystemRun(system, combined, gold)
     return runs
+
+
+#: Entailer+Direct: (the proof system, the combination's name) -- the book's systems at depths 1 and 3, and
+#: the sampled depth-1 search on generated premises only (the paper's premise source)
+COMBINATIONS = (("entailer-sampled-d1", "entailer+direct-d1"), ("entailer-sampled-d3", "entailer+direct-d3"),
+                ("entailer-generated-sampled-d1", "entailer-generated+direct-d1"))
+
+
+def is_combination(system: str) -> bool:
+    """Whether ``system`` is an Entailer+Direct combination (:data:`COMBINATIONS`)."""
+    return system in {name for _, name in COMBINATIONS}
 
 
 #: the paired comparisons ``A-vs-B`` of the chapter (on the same questions): proof against direct
@@ -217,7 +231,8 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
 COMPARISONS = (("entailer-sampled-d1", "direct"), ("entailer-sampled-d1", "entailer-greedy-d1"),
                ("entailer-sampled-d1", "entailer-sampled-d3"), ("entailer-greedy-d1", "entailer-greedy-d3"),
                ("entailer+direct-d1", "direct"), ("entailer-sampled-d1", "entailer-generated-sampled-d1"),
-               ("entailer-sampled-d1", "entailer-retrieved-sampled-d1"))
+               ("entailer-sampled-d1", "entailer-retrieved-sampled-d1"), ("entailer-generated-sampled-d1", "direct"),
+               ("entailer-generated+direct-d1", "direct"))
 
 
 def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0) -> list[dict]:
@@ -231,12 +246,12 @@ def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0
         n = len(run.answers)
         rows += intervals.mean_rows({**base, "system": system}, "accuracy", correct[system], seed)
         rows.append(dict(**base, system=system, metric="seconds_per_question", value=run.seconds_per_question, n=n))
-        if system != "direct" and not system.startswith("entailer+direct"):
+        if system != "direct" and not is_combination(system):
             rows.append(dict(**base, system=system, metric="leaf_fallback_share", value=run.leaf_fallback_share, n=n))
             if system.endswith("-d3"):
                 rows.append(dict(**base, system=system, metric="deep_tree_share", value=run.deep_tree_share, n=n))
                 rows += expansion_rows(run, base)
-        if system.startswith("entailer+direct"):
+        if is_combination(system):
             breaks = [float(a.faithfulness_break) for a in run.answers]
             rows += intervals.mean_rows({**base, "system": system}, "faithfulness_break", breaks, seed)
             if "direct" in runs:

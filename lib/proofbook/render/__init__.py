@@ -10,7 +10,7 @@ reading order:
   the natural-logic automaton, an entailment tree;
 - :mod:`~proofbook.render.tables` -- a table a reader can filter and sort in the HTML book, offline;
 - :mod:`~proofbook.render.retrieval` -- tables of what AdMIRaL's retrieval did for one claim;
-- :mod:`~proofbook.render.report` -- the reproduction report's figure: each claim's value in this run against
-  the paper's number;
+- :mod:`~proofbook.render.report` -- the reproduction report's summary of verdicts and its figure: each claim's
+  value in this run, for the paper's method and the stand-in, against the paper's number;
 - :mod:`~proofbook.render.architecture` -- the library's layers, read from its code: which package imports which.
 """

@@ -48,25 +48,20 @@ def _short(text: str, width: int) -> str:
 
 # -- the natural-logic automaton ------------------------------------------------------------------
 
-def automaton_path(transitions: Mapping[str, Mapping[str, str]], operators: Sequence[str], start: str) -> list[str]:
-    """The states the automaton visits reading ``operators`` from ``start`` (start included)."""
-    path = [start]
-    for step, op in enumerate(operators, start=1):
-        if op not in transitions[path[-1]]:
-            raise ValueError(f"step {step}: operator {op!r} has no transition from {path[-1]}")
-        path.append(transitions[path[-1]][op])
-    return path
-
-
 def automaton_figure(transitions: Mapping[str, Mapping[str, str]], operators: Sequence[str] = (),
-                     start: str = "SUPPORTS", words: Mapping[str, str] | None = None):
+                     path: Sequence[str] = ("SUPPORTS",), words: Mapping[str, str] | None = None):
     """The automaton as a state diagram; the path of ``operators`` (a proof's) is drawn in :data:`GOLD`
-    with each step's number.  ``words`` (operator -> its reading) adds a legend."""
+    with each step's number.  ``path`` is the states the automaton visits reading them, the start included,
+    as the prover runs it (``proofbook.admiral.prover.natlog.automaton_path``); ``words`` (operator -> its
+    reading) adds a legend."""
     from matplotlib.patches import Circle, FancyArrowPatch
 
+    path = list(path)
+    if len(path) != len(operators) + 1:
+        raise ValueError(f"a path of {len(operators)} operators visits {len(operators) + 1} states, got {len(path)}")
+    start = path[0]
     states = list(transitions)
     places = {state: xy for state, xy in zip(states, [(0.0, 1.0), (2.4, 1.0), (1.2, -0.55)])}
-    path = automaton_path(transitions, operators, start)
     steps: dict[tuple[str, str], list[str]] = {}
     for number, (src, dst, op) in enumerate(zip(path, path[1:], operators), start=1):
         steps.setdefault((src, dst), []).append(f"{number}:{op}")
@@ -139,14 +134,15 @@ def token_tree(titles: Sequence[str], tokenize: Callable[[str], Sequence[str]]) 
 
 
 def _leaves(node: dict) -> int:
-    return max(1, sum(_leaves(child) for child in node["children"])) if node["children"] else 1
+    return sum(_leaves(child) for child in node["children"]) if node["children"] else 1
 
 
-def _titles_below(node: dict) -> set[str]:
-    found = {node["title"]} if node["title"] else set()
-    for child in node["children"]:
-        found |= _titles_below(child)
-    return found
+def _on_path(node: dict, title: str | None) -> set[int]:
+    """The ids of the nodes whose subtree holds ``title`` (the path from the root to it; empty for None)."""
+    if title is None:
+        return set()
+    found = set().union(*(_on_path(child, title) for child in node["children"]))
+    return found | {id(node)} if found or node["title"] == title else found
 
 
 def prefix_tree_figure(titles: Sequence[str], tokenize: Callable[[str], Sequence[str]], highlight: str | None = None,
@@ -174,11 +170,12 @@ def prefix_tree_figure(titles: Sequence[str], tokenize: Callable[[str], Sequence
     place(tree, 0, 0.0)
     where = {id(node): (depth, y) for depth, y, node in placed}
     depth_max = max(depth for depth, *_ in placed)
+    marked = _on_path(tree, highlight)
     for depth, y, node in placed:
-        on_path = highlight is not None and highlight in _titles_below(node)
+        on_path = id(node) in marked
         for child in node["children"]:
             cd, cy = where[id(child)]
-            child_on = highlight is not None and highlight in _titles_below(child)
+            child_on = id(child) in marked
             ax.plot([depth + 0.05, cd - 0.05], [y, cy], color=GOLD if child_on else MUTED,
                     linewidth=2.0 if child_on else 0.8, zorder=1)
         label = node["label"] or ("start" + (f"\n({allowed_first} first tokens allowed)" if allowed_first else ""))

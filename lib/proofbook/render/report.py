@@ -1,34 +1,75 @@
-"""The reproduction report's figure: each claim's value in this run against the paper's number."""
+"""The reproduction report's summary, glue and figure: each claim's value in this run against the paper's
+number, for the paper's method and for the stand-in."""
 from __future__ import annotations
 
 from typing import Sequence
 
-from proofbook.core.paper_claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, Verdict
+from proofbook.core import paper_claims
+from proofbook.core.paper_claims import CONTRADICTED, HOLDS, INCONCLUSIVE, UNTESTED, VERDICT_NAMES, Verdict
 
 COLOURS = {HOLDS: "#009E73", INCONCLUSIVE: "#E69F00", CONTRADICTED: "#D55E00", UNTESTED: "#999999"}
 
 
+def verdict_summary(found: Sequence[Verdict]):
+    """Claims per paper and verdict, for the paper's method and for the stand-in (``none`` without one)."""
+    import pandas as pd
+
+    frame = pd.DataFrame([{"paper": v.claim.paper, "paper's method": v.name,
+                           "stand-in": v.stand_in.name if v.stand_in else "none"} for v in found])
+    order = list(VERDICT_NAMES.values())
+    parts = {}
+    for column in ("paper's method", "stand-in"):
+        counts = frame.groupby(["paper", column]).size().unstack(fill_value=0)
+        counts = counts.reindex(columns=[c for c in order + ["none"] if c in counts.columns])
+        counts.loc["all"] = counts.sum()
+        parts[column] = counts
+    return pd.concat(parts, axis=1).fillna(0).astype(int)
+
+
+def summary_glue(found: Sequence[Verdict]) -> dict[str, object]:
+    """The report's counts: ``n_<verdict>`` for the paper's method, ``n_claims``, ``n_stand_in`` and
+    ``n_holds_stand_in``, ``n_family`` (verdicts with an interval) and ``n_holds_holm``; ``cpu``, the machine."""
+    from proofbook.core import provenance
+
+    kept = paper_claims.holm(found)
+    shown: dict[str, object] = {f"n_{name}": sum(v.name == name for v in found) for name in VERDICT_NAMES.values()}
+    with_stand_in = [v.stand_in for v in found if v.stand_in is not None]
+    shown.update(n_claims=len(found), n_stand_in=len(with_stand_in),
+                 n_holds_stand_in=sum(s.code == HOLDS for s in with_stand_in), n_family=len(kept),
+                 n_holds_holm=sum(kept.values()), cpu=provenance.environment()["cpu"] or "an unknown CPU")
+    return shown
+
+
+def _marks(ax, y: float, v: Verdict, hollow: bool) -> None:
+    if v.value is None:
+        return
+    if v.low is not None and v.high is not None:
+        ax.plot([v.low, v.high], [y, y], color=COLOURS[v.code], lw=1.5, zorder=2, ls=":" if hollow else "-")
+    ax.plot(v.value, y, marker="o", color=COLOURS[v.code], ms=6, zorder=4,
+            markerfacecolor="white" if hollow else COLOURS[v.code])
+
+
 def claims_figure(found: Sequence[Verdict]):
     """Two panels: differences and fractions (left), ratios on a log axis (right).  Per claim: this
-    run's value (a dot coloured by verdict, with its 95% interval where there is one), the paper's number
-    (a cross) and the rule's threshold (a grey bar)."""
+    run's value for the paper's method (a dot coloured by verdict, with its 95% interval where there is one) and
+    for the stand-in (an open circle, slightly below), the paper's number (a cross) and the rule's threshold
+    (a grey bar)."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     groups = [[v for v in found if v.claim.kind != "ratio"], [v for v in found if v.claim.kind == "ratio"]]
     heights = [max(1, len(g)) for g in groups]
-    fig, axes = plt.subplots(2, 1, figsize=(8, 0.32 * sum(heights) + 1.6), gridspec_kw={"height_ratios": heights})
+    fig, axes = plt.subplots(2, 1, figsize=(8, 0.36 * sum(heights) + 1.6), gridspec_kw={"height_ratios": heights})
     for ax, group, log in zip(axes, groups, (False, True)):
         for y, v in enumerate(group):
-            thresholds = v.claim.threshold if v.claim.side == "between" else (v.claim.threshold,)
-            for t in thresholds:
+            threshold = v.threshold if v.threshold is not None else v.claim.threshold
+            for t in threshold if v.claim.side == "between" else (threshold,):
                 ax.plot([t, t], [y - 0.35, y + 0.35], color="#bbbbbb", lw=2, zorder=1)
             if v.claim.paper_value is not None:
                 ax.plot(v.claim.paper_value, y, marker="x", color="black", ms=6, zorder=3)
-            if v.value is not None:
-                if v.low is not None and v.high is not None:
-                    ax.plot([v.low, v.high], [y, y], color=COLOURS[v.code], lw=1.5, zorder=2)
-                ax.plot(v.value, y, marker="o", color=COLOURS[v.code], ms=6, zorder=4)
+            _marks(ax, y - 0.12, v, hollow=False)
+            if v.stand_in is not None:
+                _marks(ax, y + 0.18, v.stand_in, hollow=True)
         ax.set_yticks(range(len(group)), [v.claim.id for v in group], fontsize=8)
         ax.set_ylim(len(group) - 0.5, -0.5)
         if log and group:
@@ -36,9 +77,10 @@ def claims_figure(found: Sequence[Verdict]):
         ax.set_xlabel("A / B (log scale)" if log else "value, or A - B")
     handles = [Line2D([], [], marker="o", ls="", color=c, label=name) for c, name in
                zip(COLOURS.values(), ("holds", "inconclusive", "contradicted", "untested"))]
-    handles += [Line2D([], [], marker="x", ls="", color="black", label="paper"),
+    handles += [Line2D([], [], marker="o", ls="", color="black", markerfacecolor="white", label="stand-in"),
+                Line2D([], [], marker="x", ls="", color="black", label="paper"),
                 Line2D([], [], color="#bbbbbb", lw=2, label="threshold")]
-    axes[0].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0 + 1.2 / heights[0]), ncol=6,
+    axes[0].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0 + 1.2 / heights[0]), ncol=4,
                    fontsize=8)
     fig.tight_layout()
     return fig

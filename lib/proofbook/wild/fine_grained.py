@@ -43,6 +43,9 @@ from typing import Sequence
 from proofbook.index.bm25 import BM25, tokenize
 
 K1_TOKENS, STRIDE, PER_QUESTION, TOP_WINDOWS, K2_TOKENS, TOP_DOCUMENTS = 30, 15, 5, 10, 150, 5
+#: the sizes above by the names the method chapter gives them
+SIZES = {"k1": K1_TOKENS, "stride": STRIDE, "per_question": PER_QUESTION, "top_windows": TOP_WINDOWS,
+         "k2": K2_TOKENS, "top_documents": TOP_DOCUMENTS}
 
 
 @dataclass(frozen=True)

@@ -235,7 +235,7 @@ def compute_run(data: WildData, models: Models, settings: WildSettings, progress
         justification = {str(c.example_id): test_justification(c) for c in claims}
         evidence = {"justification": justification, "web-snippets": snippets, "web-summaries": summaries}
         for system in EVIDENCE_SYSTEMS:
-            examples = claimdecomp_examples(claims, {c.example_id: evidence[system][str(c.example_id)] for c in claims})
+            examples = _evidence_examples(claims, evidence[system])
             start = time.perf_counter()
             record("claimdecomp", "test", system, examples, models.evidence.predict(examples, progress=progress))
             seconds[f"claimdecomp/test/{system}"] = time.perf_counter() - start
@@ -321,6 +321,11 @@ def metric_rows(run: Run, seed: int = 0) -> list[dict]:
     return rows
 
 
+def _evidence_examples(claims, evidence: dict[str, str]) -> list:
+    """The ClaimDecomp examples of ``claims`` with one system's evidence text (keyed by the claim's id as text)."""
+    return claimdecomp_examples(claims, {c.example_id: evidence[str(c.example_id)] for c in claims})
+
+
 def claimdecomp_probabilities(data: WildData, models: Models, run: Run,
                               systems: Sequence[str] = ("claim-only", "web-summaries")) -> dict[str, tuple[np.ndarray, list[int]]]:
     """``system -> (label probabilities, gold label indices)`` on the ClaimDecomp test claims, each system read by
@@ -333,7 +338,7 @@ def claimdecomp_probabilities(data: WildData, models: Models, run: Run,
             model, examples = models.claim_only, _claim_examples("claimdecomp", claims)
         elif system in EVIDENCE_SYSTEMS:
             model = models.evidence
-            examples = claimdecomp_examples(claims, {c.example_id: run.evidence[system][str(c.example_id)] for c in claims})
+            examples = _evidence_examples(claims, run.evidence[system])
         else:
             raise ValueError(f"no probabilities for system {system!r}; expected claim-only or one of {EVIDENCE_SYSTEMS}")
         found[system] = (model.predict_proba(examples, progress=False), [e.label_index for e in examples])

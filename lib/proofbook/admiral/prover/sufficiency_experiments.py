@@ -210,6 +210,16 @@ def verdict_rows(pairs, verdicts: Sequence[str | None], split: str, system: str,
             + intervals.mean_rows(base, "nei_share", [float(v in (None, NEI)) for v in verdicts], seed))
 
 
+def majority_row(pairs, split: str) -> dict:
+    """The share of FEVER-Symmetric ``split``'s pairs that carry its most frequent label (system
+    ``majority-class``, metric ``verdict_acc``): what a constant answer reaches, the floor a verdict must beat."""
+
+    labels = [p.label for p in pairs]
+    share = max(labels.count(label) for label in set(labels)) / len(labels) if labels else 0.0
+    return {"dataset": "fever_symmetric", "split": split, "system": "majority-class", "metric": "verdict_acc",
+            "value": share, "n": len(labels)}
+
+
 def aligned_proofs(hook: AlignedSufficiency, pairs) -> list:
     """The aligned builder's :class:`~proofbook.admiral.prover.aligned_proofs.AlignedProof` of each FEVER-Symmetric pair."""
     return hook.prover.prove_many([p.claim for p in pairs], [[("", p.evidence)] for p in pairs])

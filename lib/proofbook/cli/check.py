@@ -28,7 +28,7 @@ from typing import Any, Iterator
 from proofbook.core import paper_claims, provenance
 from proofbook.core.paths import PROJECT_ROOT
 from proofbook.core.paths import resolve_data_dir
-from proofbook.core.results import ROW_FIELDS, Row
+from proofbook.core.results import ROW_FIELDS, Row, stray_temporaries
 
 FILE_FIELDS = ("notebook", "git_commit", "params", "input_digest", "environment", "complete", "rows")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -142,7 +142,7 @@ def run_check(results_dir: os.PathLike | str = PROJECT_ROOT / "results", structu
     for path in files:
         problems += [f"{path}: {p}" for p in structure_problems(path)]
     problems += [f"{stray}: a temporary file left by a run killed while it wrote a results file; run that chapter "
-                 f"again (its run removes it) or delete it" for stray in sorted(results_dir.rglob(".*.tmp"))]
+                 f"again (its run removes it) or delete it" for stray in stray_temporaries(results_dir)]
     if not any(problems):
         problems += [f"{results_dir}: {p}" for p in paper_claims.unknown_rows(paper_claims.load_rows(results_dir))]
     sources = notebooks if notebooks is not None else sorted(provenance.NOTEBOOKS.rglob("*.py"))

@@ -39,7 +39,7 @@ from proofbook.cli.parameters import (INPUT_FOLDERS, OUTPUT_FOLDERS, STANDARD_PA
                                       make_output_folders, parameter_specs, parse_value)
 from proofbook.core import provenance
 from proofbook.core.paths import PROJECT_ROOT
-from proofbook.core.results import mark_complete, write_json_atomic
+from proofbook.core.results import mark_complete, stray_temporaries, write_json_atomic
 from proofbook.core.paths import resolve_data_dir
 
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
@@ -191,7 +191,7 @@ def _remove_stray_temporaries(path: Path) -> None:
     """Remove the temporary files beside the results file ``path`` (``.<name>.*.tmp``) that an earlier run of the
     same notebook left when it was killed in the middle of writing it; the lock this run holds means no other run
     writes them now."""
-    for stray in path.parent.glob(f".{path.name}.*.tmp"):
+    for stray in stray_temporaries(path):
         stray.unlink(missing_ok=True)
 
 

@@ -70,6 +70,23 @@ def git_commit(root: Path = PROJECT_ROOT) -> str:
         return "unknown"
 
 
+def temporary_prefix(path: Path) -> str:
+    """The name prefix of the temporary files ``write_json_atomic`` makes beside ``path`` (``.<name>.*.tmp``)."""
+    return f".{Path(path).name}."
+
+
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def stray_temporaries(path: Path) -> list[Path]:
+    """Temporary files that a write killed part-way left behind (sorted): those of the JSON file ``path``, or, when
+    ``path`` is a folder, every one under it."""
+    path = Path(path)
+    if path.is_dir():
+        return sorted(path.rglob(f".*{TEMPORARY_SUFFIX}"))
+    return sorted(path.parent.glob(f"{temporary_prefix(path)}*{TEMPORARY_SUFFIX}"))
+
+
 def write_json_atomic(path: Path, obj: Any) -> None:
     """Write JSON to ``path`` through a temporary file and ``os.replace`` (never half-written).
 
@@ -80,7 +97,7 @@ def write_json_atomic(path: Path, obj: Any) -> None:
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path), suffix=TEMPORARY_SUFFIX)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(obj, handle, indent=1, ensure_ascii=False)
             handle.write("\n")

@@ -25,7 +25,8 @@
 # hypothesis (BM25 and MiniLM, single facts and pairs), ranked by the entailment scorer
 # (`proofbook.entailer.proposals`) -- a **departure**.  `entailer-retrieved-sampled-d1` and the stand-in
 # `entailer-mixed-sampled-d1` show what each source contributes on the same questions.
-#
+
+# %% [markdown]
 # Metrics: `accuracy`, `seconds_per_question` (wall clock on this machine's CPU, the search over all options),
 # `faithfulness_break` (share of questions where Entailer+Direct answers with an option its proof does not
 # support), `leaf_fallback_share` (questions where an option had no candidate premise set at all and its direct

@@ -599,7 +599,7 @@ def run(paper: str, args) -> dict:
     check_args(paper, args)
     common = dict(data_dir=args.data_dir, smoke=args.smoke, seed=args.seed)
     if paper == "admiral":
-        return explain_admiral(args.claim, **common, progress=not args.json, stand_in=args.stand_in)
+        return explain_admiral(args.claim, **common, progress=not args.json, stand_in=getattr(args, "stand_in", False))
     if paper == "entailer":
         return explain_entailer(args.question, args.options or [], **common)
     return explain_wild(args.claim_id, **common, progress=not args.json)

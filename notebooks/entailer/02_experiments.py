@@ -237,7 +237,10 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # {glue:text}`E2_sampled_vs_greedy`; depth 1 against depth 3 (the paper: no significant change, so an
 # equivalence test within the margin in the rule), {glue:text}`E3_depth1_vs_depth3`; Entailer+Direct's
 # faithfulness break, {glue:text}`E4_faithfulness_break`; Entailer+Direct against direct answering (the paper:
-# no significant gain), {glue:text}`E7_combination_no_gain`.
+# no significant gain), {glue:text}`E7_combination_no_gain`.  The paper's second dataset, QuaRTz, is not in the
+# data; on QASC dev in its place: proof against direct, {glue:text}`E1q_proof_vs_direct_second_dataset`; depth 1
+# against depth 3, {glue:text}`E3q_depth_second_dataset`; Entailer+Direct against direct,
+# {glue:text}`E7q_combination_second_dataset`.
 #
 # ## Why depth 3 changes almost nothing
 #

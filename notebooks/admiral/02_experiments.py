@@ -288,26 +288,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # retrains the components (the training table shows for how long).
 
 # %% [markdown]
-# ### 1. Predict the table: 40 claims
-#
-# Rerun with `-p limit 40`.  The evaluation claims are in a fixed pseudo-random order, so these are the first 40
-# of the book's claims.  Before running, write down for `hover`:
-#
-# - the order of the systems on recall@5 (which first, which last);
-# - whether the `admiral-vs-initial` interval on recall@5 will cross zero (the columns "95% interval: low" and
-#   "high" of the paper-vs-this-run table), and the `admiral-mentions-vs-initial` one;
-# - roughly how much wider the intervals will be than in the book's run;
-# - which cells of the by-hops table will have the widest intervals.
-#
-# Then check the first interval table, the by-hops table and the verdicts of C1a to C1g in the claims table.
-#
-# :::{dropdown} Hint
-# For a mean of 0/1 values the bootstrap interval shrinks roughly like 1/sqrt(n).  For the by-hops table, the
-# `n` of each `recall@5/<h>hop` row in the results file says how many claims it rests on.
-# :::
-
-# %% [markdown]
-# ### 2. Predict the table: beam 5 instead of 25
+# ### 1. Predict the table: beam 5 instead of 25
 #
 # Change `config = retrieval_experiments.book_config(smoke)` to
 # `config = retrieval_experiments.book_config(smoke, beam=5)` (`AdmiralConfig.beam`).  Before running, sort the
@@ -323,7 +304,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # :::
 
 # %% [markdown]
-# ### 3. One new title per hop
+# ### 2. One new title per hop
 #
 # Change the config to `retrieval_experiments.book_config(smoke, new_documents=1)`.  Predict how this run's
 # `admiral` row will compare with the `admiral-top1` row of the book's run.  Predict also what this run's
@@ -336,7 +317,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # :::
 
 # %% [markdown]
-# ### 4. Linked titles plus BM25 pages
+# ### 3. Linked titles plus BM25 pages
 #
 # Change the config to `retrieval_experiments.book_config(smoke, linked_bm25_k=10)`
 # (`AdmiralConfig.linked_bm25_k`, 0 by default).  Each hop's tree then also holds BM25's top 10 pages for the
@@ -352,16 +333,3 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # the hop drops titles already retrieved.
 # :::
 
-# %% [markdown]
-# ### 5. Another seed
-#
-# Rerun with `-p seed 1`.  The reranker, the hop-0 and hop-1 models and the not-joint ablation are retrained
-# (`TrainingSettings(seed=seed)`); the evaluation claims stay the same.  Before running, predict which systems
-# will reach exactly the same values as with seed 0 and which will not.  Predict also whether each verdict C1a
-# to C1g will stay as it is.  Compare the interval tables and the claims table of the two runs.
-#
-# :::{dropdown} Hint
-# Which systems use no component trained in this chapter (see `retrieval_experiments.SYSTEMS` and the
-# `proofbook.index.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.core.intervals`), so
-# an unchanged value can still get new interval bounds.
-# :::

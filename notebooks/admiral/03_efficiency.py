@@ -399,7 +399,7 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 # %% [markdown]
 # ### 1. Predict the table: 5 timed claims
 #
-# Rerun with `-p limit 5`, the number of HoVer claims timed per knowledge base (10 by default).  Before
+# Rerun with `-p limit 5`, the number of HoVer claims timed per knowledge base (50 by default).  Before
 # running, mark every cell of the build table (`index_bytes`, `index_build_s`, ...) and of the latency table.
 # Mark each as "identical", "measured again, equal up to timing noise" or "changes".  Can the verdicts on
 # C2c-latency-flat and C2d-latency-at-scale in the Latency paragraph change?

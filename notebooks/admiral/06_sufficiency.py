@@ -617,31 +617,11 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
 # notebook and run the copy the same way.
 #
-# Exercises 2, 3 and 5 change fields of `SufficiencySettings`, in the line where the chapter
+# Exercises 1, 2 and 4 change fields of `SufficiencySettings`, in the line where the chapter
 # builds `settings`.  None of them retrains the proof generator or the operator models.
 
 # %% [markdown]
-# ### 1. Predict the table: 40 claims
-#
-# Rerun with `-p limit 40`; `limit` also sets the number of FEVER-Symmetric pairs per split.  Before running,
-# write down for `hover`:
-#
-# - the `avg_hops` of `suff-always`, `fixed-2` and `suff-never` (which of them can you know without running?);
-# - the `suff_acc` of `oracle`;
-# - the order of the eight systems on recall@5;
-# - whether the intervals of C3a to C3e in the claims table will cross zero.
-#
-# Then check the interval table of "Table 6 on our data", the claims table, the sanity table and the
-# FEVER-Symmetric sentence (`verdict_acc_dev_natlog-aligned`, `verdict_acc_test_natlog-aligned`).
-#
-# :::{dropdown} Hint
-# Read `fixed_rule` and `simulate_stopping` in `proofbook.admiral.prover.stopping`.  A rule-based system
-# stops where its rule says, unless a trace has no further hop.  The oracle decides with
-# `selection_is_sufficient`, the same truth that scores every decision.
-# :::
-
-# %% [markdown]
-# ### 2. Predict the table: at most two iterations
+# ### 1. Predict the table: at most two iterations
 #
 # Change the settings to `SufficiencySettings(seed=seed, iterations=2)` (3 by default).  The
 # traces are then the experiments chapter's two-iteration run, read from the cache when it is there.  Before
@@ -659,7 +639,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # :::
 
 # %% [markdown]
-# ### 3. The reference threshold
+# ### 2. The reference threshold
 #
 # Change the settings to `SufficiencySettings(seed=seed, calibration_claims=0)`.  The
 # generated rule then keeps `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`).
@@ -680,7 +660,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # :::
 
 # %% [markdown]
-# ### 4. The error analysis of the lexical rule
+# ### 3. The error analysis of the lexical rule
 #
 # In the error-analysis cell replace `run["suff-aligned"].details` by `run["suff-lexical"].details`.  Before
 # running, predict which of the error classes (`alignment`, `operator`, `automaton`, `no proof kept`) can occur
@@ -697,7 +677,7 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # :::
 
 # %% [markdown]
-# ### 5. FEVER-Symmetric verdicts from five beams
+# ### 4. FEVER-Symmetric verdicts from five beams
 #
 # Change the settings to `SufficiencySettings(seed=seed, verdict_beam=5)` (1 by default:
 # the best proof of a greedy decode).  Predict:

@@ -350,25 +350,7 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # :::
 
 # %% [markdown]
-# ### 2. Fewer questions
-#
-# Rerun with `-p limit 40` (and the `/tmp/mine` folders).  The models come from the cache; only the searches run
-# again.  Before running, predict:
-#
-# - which rows of the table cannot change at all;
-# - about how much wider the accuracy intervals become;
-# - whether any of E1-E4 and E7 changes verdict.
-#
-# Check the accuracy table, the premise-recall sentence and the claims table.
-#
-# :::{dropdown} Hint
-# `limit` sets the questions the systems run on.  Look at which questions `direct_all`, `chance_row` and
-# `premise_recall` receive in the chapter.  An interval over n questions narrows roughly as one over the square
-# root of n.
-# :::
-
-# %% [markdown]
-# ### 3. More or fewer samples
+# ### 2. More or fewer samples
 #
 # `Settings.k` is the number of premise sets sampled at the top level.  It is a search setting
 # (`Settings.search_settings` in `proofbook.entailer.settings`), not part of any model's cache key.
@@ -389,7 +371,7 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # :::
 
 # %% [markdown]
-# ### 4. The paper's temperature, the paper's source
+# ### 3. The paper's temperature, the paper's source
 #
 # In your copy, make the added line `settings = dataclasses.replace(settings, temperature=2.0)`.  The premises
 # of `entailer-*` then come from the generator sampled at the paper's temperature (`Settings.temperature` is
@@ -408,23 +390,3 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # that be nothing?
 # :::
 
-# %% [markdown]
-# ### 5. A second training run
-#
-# Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`.  The seed is part of every
-# behaviour's cache key.  So the premise generator, the hypothesis writer and both scorers are retrained (the
-# method chapter's training time).  Before running, predict:
-#
-# - whether `direct` stays ahead of (or behind) `entailer-sampled-d1`;
-# - whether `direct` moves by more or less than the width of its seed-0 interval;
-# - whether the writer the chapters use changes;
-# - whether any claim changes verdict.
-#
-# Compare the `accuracy` rows of `/tmp/seed1/entailer/02_experiments.json` with the seed-0 file, and the two
-# claims tables.
-#
-# :::{dropdown} Hint
-# The bootstrap interval measures the spread from resampling the questions with the models held fixed; a new
-# seed changes the models.  Which source of variation would you expect to be larger for models trained for a few
-# minutes on a CPU?
-# :::

@@ -443,9 +443,9 @@ pd.DataFrame(sanity)
 check_claims = claims_by_dataset["hover"][:2 if smoke else 5]
 hooked = retrieval_experiments.build_admiral(tasks["hover"], components,
                                    retrieval_experiments.book_config(smoke, iterations=settings.iterations),
-                                   sufficiency=prover.natlog(settings, "hover"))
+                                   sufficiency=prover.generated(settings))
 live = hooked.retrieve_many([c.claim for c in check_claims], progress=False)
-replayed = runs["hover"]["suff-aligned"].stops[:len(check_claims)]
+replayed = runs["hover"]["suff-natlog"].stops[:len(check_claims)]
 agreement = pd.DataFrame({"claim": [c.id for c in check_claims], "iterations in the loop": [t.iterations for t in live],
                           "iterations replayed": replayed})
 glue("hook_agree", int((agreement["iterations in the loop"] == agreement["iterations replayed"]).sum()), display=False)

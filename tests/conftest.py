@@ -77,3 +77,14 @@ def pytest_collection_modifyitems(session, config, items):
         listing = "\n".join(f"  {f}" + (f" ({n} cases)" if n > 1 else "") for f, n in untiered.items())
         raise pytest.UsageError(f"{len(untiered)} test(s) without a tier marker: mark each with one of "
                                 f"{', '.join(TIERS)} (tiers: tests/conftest.py):\n{listing}")
+
+
+@pytest.fixture(scope="session")
+def ray_node():
+    """A Ray node of this machine (2 CPUs, loopback only) for the tests of the Ray backends, shut down at the end."""
+    ray = pytest.importorskip("ray")
+    from proofbook.cli.parallel import Workers, connect
+
+    connect(Workers(workers=2, threads=1))
+    yield ray
+    ray.shutdown()

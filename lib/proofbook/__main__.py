@@ -1,7 +1,9 @@
 """Command line: ``python -m proofbook run|run-all|data|check|check-book|status|explain``.
 
 - ``run NOTEBOOK.py [-p NAME VALUE ...] [--output PATH]``: execute one notebook (see :mod:`proofbook.cli.runner`).
-- ``run-all [-p NAME VALUE ...] [--force]``: every notebook of the book, skipping unchanged ones.
+- ``run-all [-p NAME VALUE ...] [--force] [--workers N] [--threads T] [--ray ADDRESS]``: every notebook of the
+  book, skipping unchanged ones; with ``--workers`` or ``--ray``, several at a time as Ray tasks (see
+  :mod:`proofbook.cli.parallel`).
 - ``data [--dest data] [--mirror DIR] [--only FOLDER ...]``: fill the data directory (see :mod:`proofbook.data.fetch`).
 - ``check-book [--html DIR] [--allow-empty-tables]``: open every page of the built book in headless Chromium
   (see :mod:`proofbook.cli.bookcheck`).
@@ -61,6 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     run_all = commands.add_parser("run-all", help="execute every notebook of the book that changed")
     run_all.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
     run_all.add_argument("--force", action="store_true")
+    run_all.add_argument("--workers", type=int, default=1,
+                         help="notebooks at a time, as Ray tasks (default 1: one after the other, in this process)")
+    run_all.add_argument("--threads", type=int, default=None,
+                         help="torch threads per notebook with --workers (default: the CPUs divided among the workers)")
+    run_all.add_argument("--ray", metavar="ADDRESS", default=None,
+                         help="a running Ray cluster (default: $PROOFBOOK_RAY_ADDRESS, else a Ray node on this machine)")
 
     data = commands.add_parser("data", help="fill the data directory from a mirror or the official sources")
     data.add_argument("--dest", default=None, help="data directory (default: $PROOFBOOK_DATA or data/)")
@@ -163,9 +171,23 @@ def _command(args) -> int:
         path = run_notebook(args.notebook, _parameters(args.parameter), output=args.output, log_output=args.log_output)
         print(path)
     elif args.command == "run-all":
+        import os
+
         from proofbook.cli.runner import run_all
 
-        run_all(_parameters(args.parameter), force=args.force)
+        address = args.ray or os.environ.get("PROOFBOOK_RAY_ADDRESS") or None
+        if args.workers > 1 or address:
+            from proofbook.cli.parallel import Workers, run_all_parallel
+
+            try:
+                workers = Workers(workers=args.workers, threads=args.threads, address=address)
+            except ValueError as err:
+                raise ParameterError(f"run-all: {err}") from None
+            run_all_parallel(_parameters(args.parameter), args.force, workers)
+        elif args.workers < 1:
+            raise ParameterError(f"run-all: workers must be at least 1, got {args.workers}")
+        else:
+            run_all(_parameters(args.parameter), force=args.force)
     elif args.command == "check":
         from proofbook.cli.check import main as check_main
 

@@ -5,6 +5,8 @@ The only layer that may import every paper package; its entry point is :mod:`pro
 modules, in reading order:
 
 - :mod:`~proofbook.cli.runner` -- ``run`` and ``run-all``: the book's notebooks executed with papermill;
+- :mod:`~proofbook.cli.parallel` -- ``run-all --workers N [--ray ADDRESS]``: the notebooks as Ray tasks, several at
+  a time;
 - :mod:`~proofbook.cli.parameters` -- the typed parameters of a notebook's ``parameters`` cell, checked and
   converted;
 - :mod:`~proofbook.cli.locks` -- who may write a results folder now: one ``run-all`` alone, or any number of

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import platform
 import sys
 import time
 from pathlib import Path
@@ -311,12 +312,14 @@ def _split_for_each(specs: dict[Path, dict[str, Parameter]], parameters: dict) -
     return {source: parameters if source in takers else without for source in sources}
 
 
-def run_all(parameters: dict | None = None, force: bool = False) -> list[tuple[Path, str, float]]:
+def run_all(parameters: dict | None = None, force: bool = False, run_each=None) -> list[tuple[Path, str, float]]:
     """Run every notebook of the book, skipping up-to-date ones; returns (notebook, status, seconds).
 
     A notebook is skipped when its last run used the same parameters and data files and the results it
     wrote are complete and not stale (:func:`up_to_date`).  The parameters are checked against every notebook
-    before the first one runs; the results folder is held for the whole run (:func:`locks.hold`).
+    before the first one runs; the results folder is held for the whole run (:func:`locks.hold`).  The notebooks
+    run one after the other in book order, in this process, unless ``run_each`` says otherwise
+    (:func:`proofbook.cli.parallel.run_all_parallel` runs them as Ray tasks).
     """
     read = {source: read_notebook(source) for source in book_notebooks()}
     given = _split_for_each({source: specs for source, (_, specs) in read.items()}, dict(parameters or {}))
@@ -324,7 +327,7 @@ def run_all(parameters: dict | None = None, force: bool = False) -> list[tuple[P
     with contextlib.ExitStack() as held:
         for folder in sorted({_results_dir(t) for t in typed.values()}):
             held.enter_context(locks.hold(folder))
-        return _run_each(read, typed, force)
+        return (run_each or _run_each)(read, typed, force)
 
 
 def _run_each(read: dict[Path, tuple], typed: dict[Path, dict], force: bool) -> list[tuple[Path, str, float]]:
@@ -341,10 +344,15 @@ def _run_each(read: dict[Path, tuple], typed: dict[Path, dict], force: bool) -> 
         make_output_folders(source, typed[source])
         _, written = _execute(source, read[source][0], typed[source], None, False, True, None)
         seconds = time.perf_counter() - start
-        write_json_atomic(STAMPS / f"{notebook_id(source)}.json",
-                          json.loads(json.dumps({"parameters": typed[source], "data_files": _data_listing(typed[source]),
-                                                 "results": written, "seconds": round(seconds, 1),
-                                                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}, default=str)))
+        write_stamp(source, typed[source], written, seconds)
         print(f"[proofbook] {notebook_id(source)}: done in {seconds:.0f} s", file=sys.stderr)
         report.append((source, "ran", seconds))
     return report
+
+
+def write_stamp(source: Path, typed: dict, written: list[str], seconds: float, host: str | None = None) -> None:
+    """The stamp of a finished run of ``source``: its parameters, data files, results files, seconds and host."""
+    stamp = {"parameters": typed, "data_files": _data_listing(typed), "results": written,
+             "seconds": round(seconds, 1), "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+             "host": host or platform.node()}
+    write_json_atomic(STAMPS / f"{notebook_id(source)}.json", json.loads(json.dumps(stamp, default=str)))

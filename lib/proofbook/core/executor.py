@@ -137,10 +137,8 @@ class ShardWorker:
         self.models = build()
 
     def run(self, items: Sequence, first: int) -> list:
+        """The shard's results: ``run_shard(models, items, first)``, one per item."""
         return _checked(self.run_shard(self.models, items, first), len(items), first)
-
-    def pid(self) -> int:
-        return os.getpid()
 
 
 def _checked(results, n: int, first: int) -> list:

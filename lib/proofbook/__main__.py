@@ -176,9 +176,8 @@ def _command(args) -> int:
         import os
 
         from proofbook.cli.runner import run_all
-        from proofbook.core.executor import ADDRESS_VARIABLE
 
-        address = args.ray or os.environ.get(ADDRESS_VARIABLE) or None
+        address = args.ray or os.environ.get("PROOFBOOK_RAY_ADDRESS") or None
         if args.workers > 1 or address:
             from proofbook.cli.parallel import Workers, run_all_parallel
 

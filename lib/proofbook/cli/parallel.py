@@ -26,11 +26,16 @@ from functools import partial
 from pathlib import Path
 
 from proofbook.cli import runner
-from proofbook.core import executor
-from proofbook.core.executor import THREAD_VARIABLES
+
+#: the environment variable that names a running Ray cluster (``ray://HOST:10001`` or ``HOST:6379``)
+ADDRESS_VARIABLE = "PROOFBOOK_RAY_ADDRESS"
+#: the object store of a Ray node started here: tasks pass only paths, parameters and file names
+OBJECT_STORE_BYTES = 200 * 1024 ** 2
 
 #: notebook id -> the notebooks whose results it reads ("*": every notebook listed before it in ``_toc.yml``)
 READS_RESULTS_OF = {"99_reproduction_report": "*", "datasets": ("99_reproduction_report",), "99_status": "*"}
+#: the variables that set a process's CPU threads; a task sets them before its kernel starts
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,16 @@ class Workers:
 
 def connect(workers: Workers):
     """Join ``workers.address``, or start a Ray node on this machine (loopback only); no-op when connected."""
-    return executor.connect(workers.workers, workers.threads_per_worker, workers.address)
+    import ray
+
+    if not ray.is_initialized():
+        common = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        if workers.address:
+            ray.init(address=workers.address, **common)
+        else:
+            ray.init(num_cpus=workers.workers * workers.threads_per_worker, _node_ip_address="127.0.0.1",
+                     object_store_memory=OBJECT_STORE_BYTES, **common)
+    return ray
 
 
 def prerequisites(sources: list[Path]) -> dict[Path, set[Path]]:

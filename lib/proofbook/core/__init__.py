@@ -13,7 +13,6 @@ Its modules, in reading order:
 - :mod:`~proofbook.core.intervals` -- bootstrap intervals and paired differences;
 - :mod:`~proofbook.core.paper_claims` -- the papers' claims, their rules and the verdict function;
 - :mod:`~proofbook.core.examples` -- picking the examples a chapter shows;
-- :mod:`~proofbook.core.executor` -- the evaluation loops' map over shards, serially or on Ray workers;
 - :mod:`~proofbook.core.netguard` -- refusing network access in the tests.
 
 Layers point one way (``make test`` checks it with import-linter contracts, see ``.importlinter``):

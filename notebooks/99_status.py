@@ -58,16 +58,20 @@ results.save()
 glue("n_notebooks", len(runs), display=False)
 glue("n_current", sum(run.current == "yes" for run in runs), display=False)
 glue("n_ok", sum(run.status == "ok" for run in runs), display=False)
-glue("total_minutes", f"{sum(run.seconds for run in recorded) / 60:.0f}", display=False)
-glue("slowest", max(recorded, key=lambda run: run.seconds).notebook if recorded else "none", display=False)
+if recorded:
+    run_times = (f"Their recorded runs took {sum(run.seconds for run in recorded) / 60:.0f} minutes in all, the "
+                 f"longest {max(recorded, key=lambda run: run.seconds).notebook}.")
+else:
+    run_times = ("No run times are recorded: the machine that built this page holds no executed copies of the "
+                 "notebooks, so the results were computed elsewhere (each row's `commit` says at which commit).")
+glue("run_times", run_times, display=False)
 pd.set_option("display.max_colwidth", 200)
 table = pd.DataFrame(status.status_rows(runs)).set_index("notebook")
 table[["title", "status", "smoke", "finished", "minutes", "commit", "current"]]
 
 # %% [markdown]
 # *Table: the {glue:text}`n_notebooks` notebooks of the book (this page left out); {glue:text}`n_ok` of them
-# ran without an error and {glue:text}`n_current` have current results.  Their recorded runs took
-# {glue:text}`total_minutes` minutes in all, the longest {glue:text}`slowest`.  `finished` is the end of the
+# ran without an error and {glue:text}`n_current` have current results.  {glue:text}`run_times`  `finished` is the end of the
 # run in UTC; `commit` is the commit the results were computed at (a results file is committed after the run,
 # so this is the commit before it).*
 #

@@ -58,13 +58,7 @@ results.save()
 glue("n_notebooks", len(runs), display=False)
 glue("n_current", sum(run.current == "yes" for run in runs), display=False)
 glue("n_ok", sum(run.status == "ok" for run in runs), display=False)
-if recorded:
-    run_times = (f"Their recorded runs took {sum(run.seconds for run in recorded) / 60:.0f} minutes in all, the "
-                 f"longest {max(recorded, key=lambda run: run.seconds).notebook}.")
-else:
-    run_times = ("No run times are recorded: the machine that built this page holds no executed copies of the "
-                 "notebooks, so the results were computed elsewhere (each row's `commit` says at which commit).")
-glue("run_times", run_times, display=False)
+glue("run_times", status.run_times(runs), display=False)
 pd.set_option("display.max_colwidth", 200)
 table = pd.DataFrame(status.status_rows(runs)).set_index("notebook")
 table[["title", "status", "smoke", "finished", "minutes", "commit", "current"]]

@@ -93,6 +93,16 @@ def test_the_summary_counts_each_kind_of_change():
 
 
 @pytest.mark.unit
+def test_the_run_times_sentence_totals_the_recorded_runs_or_says_none_are_recorded():
+    def run(notebook, seconds):
+        return status.ChapterRun(notebook, "t", None, seconds, "ok", False, None, "yes")
+
+    assert status.run_times([run("a", 600.0), run("b", 1800.0), run("c", None)]) == \
+        "Their recorded runs took 40 minutes in all, the longest b."
+    assert status.run_times([run("a", None)]).startswith("No run times are recorded")
+
+
+@pytest.mark.unit
 def test_the_page_reads_the_results_files_but_not_its_own_nor_the_executed_copies(tmp_path):
     from proofbook.core.paths import files_read
 

@@ -178,6 +178,18 @@ def status_rows(runs: list[ChapterRun]) -> list[dict]:
     return rows
 
 
+def run_times(runs: list[ChapterRun]) -> str:
+    """One sentence on the recorded run times: their total and the longest run, or that none are recorded (the
+    machine that builds the page holds no executed copies: the results were computed elsewhere)."""
+    recorded = [run for run in runs if run.seconds is not None]
+    if not recorded:
+        return ("No run times are recorded: the machine that built this page holds no executed copies of the "
+                "notebooks, so the results were computed elsewhere (each row's `commit` says at which commit).")
+    longest = max(recorded, key=lambda run: run.seconds)
+    return (f"Their recorded runs took {sum(run.seconds for run in recorded) / 60:.0f} minutes in all, "
+            f"the longest {longest.notebook}.")
+
+
 def main(data_dir: os.PathLike | str | None = None, cells: int = 0) -> int:
     """The command line: print the table (and, with ``cells`` > 0, each notebook's slowest cells); exit status 1
     when a chapter failed, never ran or is not current."""

@@ -246,3 +246,19 @@ paper_claims.departures_table()
 # Only a claim whose interval is near its threshold can move.  With 40 questions instead of 100, the
 # intervals grow by about the square root of 100/40.
 # :::
+
+# %% [markdown]
+# ### 4. Another training seed
+#
+# Rerun one experiment chapter with another seed, for instance
+# `python -m proofbook run notebooks/entailer/02_experiments.py -p seed 1 -p results_dir /tmp/mine-results -p figures_dir /tmp/mine --output /tmp/mine/entailer_02.ipynb`.
+# The seed is part of every trained model's cache key, so the models are trained again (the chapter's training
+# time, tens of minutes); the evaluation examples stay the same.  Then run the report on `/tmp/mine-results`.
+# Before running, predict for each claim of that chapter whether its value moves by more or less than the
+# width of its seed-0 interval, and which verdicts can change.  Compare the two claims tables.
+#
+# :::{dropdown} Hint
+# The bootstrap interval measures the spread from resampling the examples with the models held fixed; a new
+# seed changes the models.  Which source of variation would you expect to be larger for models trained for a
+# few minutes on a CPU?  The report's note on the machine it ran on says how far another machine's numbers moved.
+# :::

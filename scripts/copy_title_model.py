@@ -191,7 +191,7 @@ def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]
     masked = Admiral(task.corpus, book.index, components.reranker,
                      {0: copy_models_here[0], 1: Masked(copy_models_here[1], task.corpus.titles, seen)},
                      full).retrieve_many(texts, initial=traces)
-    runs = {"admiral-mentions": traces, "admiral-fulltrie": fulltrie, "mentions-only": mentions,
+    runs = {"admiral-mentions": traces, "admiral": fulltrie, "mentions-only": mentions,
             "copy-fulltrie": copy_traces, "copy-hop-fulltrie": copy_hop_only, "copy-masked": masked}
     rankings = {"initial": [t.initial_ranking() for t in traces],
                 "copy-initial": [t.initial_ranking() for t in copy_traces]}
@@ -212,16 +212,16 @@ def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]
         rows += intervals.mean_rows({**base, "system": name}, "best_beam_gold",
                                     [float(any(h.new_documents[:1] and h.new_documents[0] in c.gold_titles
                                                for h in t.hops)) for t, c in zip(run, claims)], settings.seed)
-    for a, b in (("copy-fulltrie", "initial"), ("copy-fulltrie", "admiral-fulltrie"),
+    for a, b in (("copy-fulltrie", "initial"), ("copy-fulltrie", "admiral"),
                  ("copy-fulltrie", "mentions-only"), ("copy-fulltrie", "copy-initial"),
                  ("copy-fulltrie-top1", "initial"), ("copy-fulltrie-top1", "copy-initial"),
                  ("copy-hop-fulltrie", "initial"), ("copy-hop-fulltrie-top1", "initial"),
                  ("copy-masked", "initial"), ("copy-masked-top1", "initial"), ("copy-masked", "copy-hop-fulltrie"),
-                 ("admiral-fulltrie", "initial"), ("admiral-mentions", "initial"), ("mentions-only", "initial")):
+                 ("admiral", "initial"), ("admiral-mentions", "initial"), ("mentions-only", "initial")):
         for metric in ("recall@5", "recall@10"):
             rows += intervals.difference_rows(base, a, b, metric, values[a][metric], values[b][metric], settings.seed)
     book_hop = rx.for_corpus(components.hop_models[1], task)
-    for name, run, model in (("admiral-fulltrie", fulltrie, book_hop), ("copy-hop-fulltrie", copy_hop_only,
+    for name, run, model in (("admiral", fulltrie, book_hop), ("copy-hop-fulltrie", copy_hop_only,
                                                                         copy_models_here[1])):
         rows += trace_rows(task, name, run, model, book, claims, settings)
     return rows

@@ -123,11 +123,25 @@ class SmokeRuns:
             raise outcome
         return outcome
 
-    def _paths(self, notebook: str):
+    def run_edited(self, notebook: str, text: str, tag: str = "edited") -> dict:
+        """A copy of ``notebook`` whose source is ``text`` (an exercise's edits applied), smoke-run as the chapter
+        is, with the same model cache, into a folder of its own; returns its outcome, or raises its error.  The
+        chapter's own smoke run comes first, so the copy finds its models cached."""
+        self(notebook)
+        folder = self.root / f"{notebook.replace('/', '__')}__{tag}"
+        folder.mkdir(parents=True, exist_ok=True)
+        copy = folder / f"{notebook.rsplit('/', 1)[-1]}.py"
+        copy.write_text(text, encoding="utf-8")
+        outcome = self._run(notebook, source=copy, tag=tag)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def _paths(self, notebook: str, source: Path | None = None, tag: str = ""):
         from proofbook.cli import runner
 
-        source = runner.NOTEBOOKS / f"{notebook}.py"
-        folder = self.root / notebook.replace("/", "__")
+        source = source or runner.NOTEBOOKS / f"{notebook}.py"
+        folder = self.root / (notebook.replace("/", "__") + (f"__{tag}" if tag else ""))
         params = {"smoke": True, "results_dir": str(folder / "results"), "figures_dir": str(folder / "figures")}
         env = {"PROOFBOOK_DATA": str(self.data_dir), "PROOFBOOK_CACHE": str(self.root / "cache")}
         return source, folder, params, env, folder / f"{source.stem}.ipynb"
@@ -141,10 +155,10 @@ class SmokeRuns:
                 "rows": [row for data in results.values() for row in data["rows"]],
                 "figures": sorted((folder / "figures").rglob("*.svg"))}
 
-    def _run(self, notebook: str):
+    def _run(self, notebook: str, source: Path | None = None, tag: str = ""):
         from proofbook.cli import runner
 
-        source, folder, params, env, output = self._paths(notebook)
+        source, folder, params, env, output = self._paths(notebook, source, tag)
         if self.lane_busy():
             env.update(ONE_THREAD)
         saved = {name: os.environ.get(name) for name in [*env, *LLM_VARIABLES]}

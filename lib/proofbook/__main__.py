@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     papers = explain.add_subparsers(dest="paper", required=True, parser_class=_Parser)
     admiral = papers.add_parser("admiral", help="AdMIRaL's retrieval loop and sufficiency proofs for a claim")
     admiral.add_argument("claim", help="the claim text")
+    admiral.add_argument("--stand-in", action="store_true", help="the book's stand-ins (hops narrowed to the "
+                         "mentioned titles, proofs by alignment) instead of the paper's method")
     entailer = papers.add_parser("entailer", help="Entailer's entailment trees for a multiple-choice question")
     entailer.add_argument("question", help="the question text")
     entailer.add_argument("--options", nargs="+", required=True, help="the answer options (labelled A, B, ...)")

@@ -155,7 +155,8 @@ print(encoder_input)
 # %% [markdown]
 # The decoder writes a pointer `< E i >` to one input sentence, then `[ Title ]`.  At every step the prefix tree
 # allows only tokens that continue a valid pointer (only the input's pointers exist) or a valid title.  The
-# paper's tree holds every corpus title; the book's `admiral` narrows it, for each input, to the *linked* titles:
+# paper's tree holds every corpus title; the stand-in this walk-through follows, `admiral-mentions`, narrows it,
+# for each input, to the *linked* titles:
 # the corpus titles mentioned in the input sentences (see the experiments chapter for why).  Here there are
 # {glue:text}`n_linked`:
 
@@ -211,12 +212,12 @@ final = trace.ranking()
 found = {k: recall_at_k(final, example.gold_titles, k) for k in (2, 5, 10)}
 found_initial = {k: recall_at_k(trace.initial_ranking(), example.gold_titles, k) for k in (2, 5, 10)}
 for k in (2, 5, 10):
-    results.add("hover", "dev", "admiral", f"recall@{k}", float(found[k]), 1)
+    results.add("hover", "dev", "admiral-mentions", f"recall@{k}", float(found[k]), 1)
     results.add("hover", "dev", "initial", f"recall@{k}", float(found_initial[k]), 1)
 glue("found5", "all" if found[5] == 1 else f"{found[5]:.0%}", display=False)
 glue("found5_initial", "all" if found_initial[5] == 1 else f"{found_initial[5]:.0%}", display=False)
-pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[:n_examples]},
-             index=range(1, n_examples + 1)).assign(gold=lambda f: f.admiral.isin(example.gold_titles))
+pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral-mentions": final[:n_examples]},
+             index=range(1, n_examples + 1)).assign(gold=lambda f: f["admiral-mentions"].isin(example.gold_titles))
 
 # %% [markdown]
 # With the hop, the top 5 hold {glue:text}`found5` of the claim's gold documents; iteration 1 alone held
@@ -273,7 +274,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # - whether the top 5 will hold all gold documents after iteration 1 and after the hop.
 #
 # For the last, look at the sentence that closes the chapter, and at the rows `recall@5` of `initial` and
-# `admiral` in the results file, each over `n` = 1 claim.
+# `admiral-mentions` in the results file, each over `n` = 1 claim.
 #
 # :::{dropdown} Hint
 # `recall_at_k` in `proofbook.admiral.retrieval.metrics` is all or nothing for one claim.  Count how many gold
@@ -288,7 +289,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # how many claims the rule will scan before it finds one, and whether the claim shown will change.
 #
 # Look at the chapter's sentence on how the claim was chosen (it names the rule and how many claims were
-# scanned) and at the final table.  Compare the scan counts across seeds with the gain of `admiral` over
+# scanned) and at the final table.  Compare the scan counts across seeds with the gain of `admiral-mentions` over
 # `initial` that the experiments chapter reports.
 #
 # :::{dropdown} Hint
@@ -300,7 +301,7 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral": final[
 # ### 4. The paper's full title tree
 #
 # In the setup cell change `retrieval_experiments.book_config(smoke)` to
-# `retrieval_experiments.book_config(smoke, hop_titles="corpus")`: the paper's setting, `admiral-fulltrie` in the
+# `retrieval_experiments.book_config(smoke, hop_titles="corpus")`: the paper's setting, `admiral` in the
 # experiments chapter.  In the decoding-steps cell pass `titles=None` instead of `titles=linked`, so that the
 # table shows the tree the hop really decoded over.  Predict, before rerunning:
 #

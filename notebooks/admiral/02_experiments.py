@@ -11,11 +11,11 @@
 # |---|---|
 # | `bm25` | BM25 over whole pages (AdMIRaL's reference config k1=0.9, b=0.1), top 100 |
 # | `initial` | iteration 1: BM25 + titles generated from the claim alone (the GENRE step), reranked by the sentence reranker |
-# | `admiral` | 2 iterations: iteration 1, then one autoregressive hop conditioned on the claim and the selected sentences |
+# | `admiral` | the paper's method: iteration 1, then one autoregressive hop conditioned on the claim and the selected sentences, decoding over the prefix tree of *all* corpus titles |
 # | `admiral-top1` | only the best beam of the hop (paper Table 3, "Top-1") |
 # | `admiral-notjoint` | a hop model trained and decoded without sentence pointers (paper Table 3, "Not-joint") |
-# | `admiral-fulltrie` | `admiral` decoding over the prefix tree of *all* corpus titles, as the paper does (see below) |
-# | `mentions-only` | `admiral` without the title model: the same narrowed candidate titles of the hop, ranked by the sentence reranker's best sentence of each page |
+# | `admiral-mentions` | the stand-in: `admiral` with each hop's tree narrowed to the titles its input sentences mention (see below); also `admiral-mentions-top1`, `admiral-mentions-notjoint` |
+# | `mentions-only` | `admiral-mentions` without the title model: the same narrowed candidate titles of the hop, ranked by the sentence reranker's best sentence of each page |
 # | `dense-mdr` | an MDR-style dense two-hop baseline with pretrained MiniLM sentence embeddings (no training) |
 #
 # **Prerequisites and time.** The models are trained on first use and cached (`.cache/proofbook`).  A clean
@@ -47,12 +47,12 @@
 # `proofbook.admiral.retrieval.multihop`'s docstring).  GENRE gets that skill from BART-large pre-trained on
 # Wikipedia's hyperlinks.
 #
-# So `admiral` narrows each hop's tree to the titles *mentioned* in its input sentences (our closed-corpus
-# stand-in for hyperlinks).  The model still picks, orders and points, and the new pages' sentences are reranked
-# with the pointed sentence as context.
+# So the chapter also runs a stand-in, `admiral-mentions`, that narrows each hop's tree to the titles *mentioned*
+# in its input sentences (our closed-corpus stand-in for hyperlinks).  The model still picks, orders and points,
+# and the new pages' sentences are reranked with the pointed sentence as context.
 #
-# `admiral-fulltrie` is the faithful setting, run on the same HoVer claims.  It runs only there, to fit the time
-# budget (`retrieval_experiments.FULLTRIE_DATASETS` names the datasets it runs on).
+# `admiral`, the paper's setting, runs on the datasets of the paper's claims, HoVer and FEVEROUS-S with
+# distractors (`retrieval_experiments.FULLTRIE_DATASETS`), to fit the time budget; the stand-in runs on all three.
 
 # %% tags=["parameters"]
 from typing import Literal
@@ -184,11 +184,14 @@ def with_interval(dataset, system):
 
 
 for d in tasks:
-    glue(f"gain5_{d}", with_interval(d, "admiral-vs-initial"), display=False)
-    for system, name in (("initial", "initial5"), ("admiral", "admiral5"), ("bm25", "bm25_5"), ("mentions-only", "mentions5")):
+    glue(f"gain5_{d}", with_interval(d, "admiral-mentions-vs-initial"), display=False)
+    for system, name in (("initial", "initial5"), ("admiral-mentions", "mentions_admiral5"), ("bm25", "bm25_5"),
+                         ("mentions-only", "mentions5")):
         glue(f"{name}_{d}", f"{recall(d, system):.3f}", display=False)
-glue("fulltrie5_hover", f"{recall('hover', 'admiral-fulltrie'):.3f}", display=False)
-glue("model_vs_mentions_hover", with_interval("hover", "admiral-vs-mentions-only"), display=False)
+for d in retrieval_experiments.FULLTRIE_DATASETS:
+    glue(f"admiral5_{d}", f"{recall(d, 'admiral'):.3f}", display=False)
+    glue(f"paper_gain5_{d}", with_interval(d, "admiral-vs-initial"), display=False)
+glue("model_vs_mentions_hover", with_interval("hover", "admiral-mentions-vs-mentions-only"), display=False)
 glue("n_claims", n_claims, display=False)
 chapter_claims = paper_claims.chapter_verdicts(results)
 for found in chapter_claims:
@@ -196,48 +199,51 @@ for found in chapter_claims:
 
 # %%
 paper = {"hover": 0.091, "feverous_s": 0.169, "feverous_s+distractors": 0.169}
-comparison = pd.DataFrame({
-    "paper: gain (full Wikipedia)": paper,
-    "this run: gain at recall@5": {d: recall(d, "admiral-vs-initial") for d in tasks},
-    "95% interval: low": {d: recall(d, "admiral-vs-initial", 5, intervals.LOW) for d in tasks},
-    "95% interval: high": {d: recall(d, "admiral-vs-initial", 5, intervals.HIGH) for d in tasks},
-    "this run: gain at recall@10": {d: recall(d, "admiral-vs-initial", 10) for d in tasks},
-    "this run: initial recall@5": {d: recall(d, "initial") for d in tasks},
-})
+ran = [(system, d) for system in ("admiral", "admiral-mentions") for d in tasks
+       if system != "admiral" or d in retrieval_experiments.FULLTRIE_DATASETS]
+comparison = pd.DataFrame([{
+    "system": system, "dataset": d, "paper: gain (full Wikipedia)": paper[d],
+    "this run: gain at recall@5": recall(d, f"{system}-vs-initial"),
+    "95% interval: low": recall(d, f"{system}-vs-initial", 5, intervals.LOW),
+    "95% interval: high": recall(d, f"{system}-vs-initial", 5, intervals.HIGH),
+    "this run: gain at recall@10": recall(d, f"{system}-vs-initial", 10),
+    "this run: initial recall@5": recall(d, "initial")} for system, d in ran]).set_index(["system", "dataset"])
 comparison.style.format("{:+.3f}")
 
 # %% [markdown]
 # *Table: the gain of the hop over the initial retrieval, the paper's on full Wikipedia against this run's on
-# the pooled corpora (recall@5 and recall@10; the interval is the paired 95% bootstrap over the same claims).*
+# the pooled corpora, for the paper's method (`admiral`) and the stand-in (`admiral-mentions`) (recall@5 and
+# recall@10; the interval is the paired 95% bootstrap over the same claims).*
 #
 # The paper's claims that this chapter tests, each decided by the rule of the reproduction report twice: for
-# the paper's method (`systems`: decoding each hop over the prefix tree of all titles, `admiral-fulltrie`) and
-# for the mention-narrowed stand-in (`admiral`):
+# the paper's method (`systems`: decoding each hop over the prefix tree of all titles, `admiral`) and
+# for the mention-narrowed stand-in (`admiral-mentions`):
 
 # %%
 paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "systems", "this run", "verdict",
                                            "stand-in", "stand-in run", "stand-in verdict"]]
 
 # %% [markdown]
-# On HoVer, `admiral` reaches recall@5 {glue:text}`admiral5_hover` against {glue:text}`initial5_hover` for
-# the initial retrieval ({glue:text}`gain5_hover`) and {glue:text}`bm25_5_hover` for BM25 alone; on
-# FEVEROUS-S with distractors the change is {glue:text}`gain5_feverous_s+distractors`
-# ({glue:text}`initial5_feverous_s+distractors` to {glue:text}`admiral5_feverous_s+distractors`).  The paper's
-# FEVEROUS-S number has no separate "with distractors" variant: the same +0.169 is shown against both of our
-# FEVEROUS-S corpora.
+# On HoVer, the paper's method `admiral`, decoding each hop over the prefix tree of *all* titles, reaches
+# recall@5 {glue:text}`admiral5_hover` against {glue:text}`initial5_hover` for the initial retrieval
+# ({glue:text}`paper_gain5_hover`) and {glue:text}`bm25_5_hover` for BM25 alone; on FEVEROUS-S with distractors
+# the change is {glue:text}`paper_gain5_feverous_s+distractors` ({glue:text}`initial5_feverous_s+distractors` to
+# {glue:text}`admiral5_feverous_s+distractors`).  The paper's FEVEROUS-S number has no separate "with
+# distractors" variant: the same +0.169 is shown against both of our FEVEROUS-S corpora.
 #
-# The paper's own setting, decoding each hop over the prefix tree of *all* titles (`admiral-fulltrie`), reaches
-# {glue:text}`fulltrie5_hover` on HoVer: with a title model that has learned only a prior over titles, the
-# full tree brings back pages unrelated to the claim, and the gain comes from restricting the hop to the pages
-# its input sentences mention -- the part of GENRE's skill (copying a linked entity's title) that our models
-# lack.
+# The stand-in `admiral-mentions` reaches {glue:text}`mentions_admiral5_hover` on HoVer
+# ({glue:text}`gain5_hover`) and {glue:text}`mentions_admiral5_feverous_s+distractors` on FEVEROUS-S with
+# distractors ({glue:text}`gain5_feverous_s+distractors`).  With a title model that has learned only a prior
+# over titles, the full tree brings back pages unrelated to the claim; what gain there is comes from restricting
+# the hop to the pages its input sentences mention -- the part of GENRE's skill (copying a linked entity's
+# title) that our models lack.
 
 # %% [markdown]
 # **What the model adds.** Narrowing the tree is a string-matching step that the paper does not have, so
 # `mentions-only` ranks the same narrowed titles with no title model at all (by the reranker's best sentence
 # of each page).  It reaches recall@5 {glue:text}`mentions5_hover` on HoVer and
 # {glue:text}`mentions5_feverous_s+distractors` on FEVEROUS-S with distractors; the title model against it:
-# {glue:text}`model_vs_mentions_hover` on HoVer (recall@5, `admiral-vs-mentions-only`).  Where this does not hold, the hop's gain over the initial
+# {glue:text}`model_vs_mentions_hover` on HoVer (recall@5, `admiral-mentions-vs-mentions-only`).  Where this does not hold, the hop's gain over the initial
 # retrieval belongs to the narrowed titles, not to the generator.
 #
 # The paper's claims as the reproduction report decides them (paired 95% bootstrap intervals over the same
@@ -245,10 +251,10 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # 2-hop gain on HoVer, {glue:text}`C1a_hover_2hop_gain`; on FEVEROUS-S with distractors,
 # {glue:text}`C1b_feverous_2hop_gain`; joint decoding with sentence pointers against the Not-joint ablation (the
 # paper's metric, exact match), {glue:text}`C1c_joint_vs_notjoint`; the top beams against Top-1,
-# {glue:text}`C1d_top5_vs_top1`; AdMIRaL against the dense multi-hop retriever, {glue:text}`C1g_vs_dense_mdr`.
+# {glue:text}`C1d_top5_vs_top1`; AdMIRaL against the dense multi-hop retriever, {glue:text}`C1g_vs_dense_mdr` on
+# HoVer and {glue:text}`C1h_feverous_vs_dense_mdr` on FEVEROUS-S with distractors.
 # An interval of zero width at zero means the two systems reached the same recall on every single claim: the
-# ablation changed nothing this metric can see.  The full tree runs on HoVer only, and the ablations only with
-# the stand-in, so those claims are untested for the paper's method.
+# ablation changed nothing this metric can see.
 #
 # Why the numbers differ from the paper's:
 #
@@ -256,7 +262,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 #   BM25 is much stronger here than on Wikipedia, so the initial retrieval leaves less to gain.
 # - A title model trained on about a thousand claims on a CPU knows far fewer titles than GENRE/BART trained on
 #   all of Wikipedia's hyperlinks and the full training sets; here it does not learn to copy a title from its
-#   input at all, which is why `admiral` uses the linked titles (above).
+#   input at all, which is why the stand-in `admiral-mentions` uses the linked titles (above).
 # - The paper's "2-hop recall" keeps all retrieved documents of two iterations; our ranked list interleaves
 #   them by the rule in `proofbook.admiral.retrieval.multihop` so that recall@k compares equal list lengths.
 #
@@ -282,26 +288,7 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # retrains the components (the training table shows for how long).
 
 # %% [markdown]
-# ### 1. Predict the table: 40 claims
-#
-# Rerun with `-p limit 40`.  The evaluation claims are in a fixed pseudo-random order, so these are the first 40
-# of the book's claims.  Before running, write down for `hover`:
-#
-# - the order of the systems on recall@5 (which first, which last);
-# - whether the `admiral-vs-initial` interval on recall@5 will cross zero (the columns "95% interval: low" and
-#   "high" of the paper-vs-this-run table);
-# - roughly how much wider the intervals will be than in the book's run;
-# - which cells of the by-hops table will have the widest intervals.
-#
-# Then check the first interval table, the by-hops table and the verdicts of C1a to C1g in the claims table.
-#
-# :::{dropdown} Hint
-# For a mean of 0/1 values the bootstrap interval shrinks roughly like 1/sqrt(n).  For the by-hops table, the
-# `n` of each `recall@5/<h>hop` row in the results file says how many claims it rests on.
-# :::
-
-# %% [markdown]
-# ### 2. Predict the table: beam 5 instead of 25
+# ### 1. Predict the table: beam 5 instead of 25
 #
 # Change `config = retrieval_experiments.book_config(smoke)` to
 # `config = retrieval_experiments.book_config(smoke, beam=5)` (`AdmiralConfig.beam`).  Before running, sort the
@@ -317,11 +304,12 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # :::
 
 # %% [markdown]
-# ### 3. One new title per hop
+# ### 2. One new title per hop
 #
 # Change the config to `retrieval_experiments.book_config(smoke, new_documents=1)`.  Predict how this run's
 # `admiral` row will compare with the `admiral-top1` row of the book's run.  Predict also what this run's
-# `admiral-vs-admiral-top1` difference and its interval (claim C1d) will be.  The chapter's text explains what
+# `admiral-vs-admiral-top1` difference and its interval (claim C1d) will be, and the same for
+# `admiral-mentions`.  The chapter's text explains what
 # an interval of zero width at zero means.
 #
 # :::{dropdown} Hint
@@ -329,32 +317,19 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # :::
 
 # %% [markdown]
-# ### 4. Linked titles plus BM25 pages
+# ### 3. Linked titles plus BM25 pages
 #
 # Change the config to `retrieval_experiments.book_config(smoke, linked_bm25_k=10)`
 # (`AdmiralConfig.linked_bm25_k`, 0 by default).  Each hop's tree then also holds BM25's top 10 pages for the
 # claim plus its input sentences.  Predict:
 #
-# - the direction of recall@5 for `admiral` and for `mentions-only`;
-# - whether `admiral-fulltrie` can change;
-# - whether the difference `admiral-vs-mentions-only` will change sign.
+# - the direction of recall@5 for `admiral-mentions` and for `mentions-only`;
+# - whether `admiral` can change;
+# - whether the difference `admiral-mentions-vs-mentions-only` will change sign.
 #
 # :::{dropdown} Hint
-# Read `Admiral.linked_titles` and find which systems call it; `admiral-fulltrie` is built with
+# Read `Admiral.linked_titles` and find which systems call it; `admiral` is built with
 # `hop_titles="corpus"`.  Candidates that BM25 found for the claim may already sit in iteration 1's list, and
 # the hop drops titles already retrieved.
 # :::
 
-# %% [markdown]
-# ### 5. Another seed
-#
-# Rerun with `-p seed 1`.  The reranker, the hop-0 and hop-1 models and the not-joint ablation are retrained
-# (`TrainingSettings(seed=seed)`); the evaluation claims stay the same.  Before running, predict which systems
-# will reach exactly the same values as with seed 0 and which will not.  Predict also whether each verdict C1a
-# to C1g will stay as it is.  Compare the interval tables and the claims table of the two runs.
-#
-# :::{dropdown} Hint
-# Which systems use no component trained in this chapter (see `retrieval_experiments.SYSTEMS` and the
-# `proofbook.index.dense` docstring)?  The bootstrap is seeded with `seed` too (`proofbook.core.intervals`), so
-# an unchanged value can still get new interval bounds.
-# :::

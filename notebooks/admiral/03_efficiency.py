@@ -60,7 +60,7 @@ from proofbook.index.dense import DenseIndex
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
 
-n_latency = limit or (3 if smoke else 10)       # claims timed per knowledge base
+n_latency = limit or (3 if smoke else 50)       # claims timed per knowledge base
 n_distraction = 12 if smoke else 200            # claims whose BM25 top 10 is checked for filler pages
 factors = (1, 2) if smoke else (1, 2, 4, 16, 64)
 chapter = start("admiral/03_efficiency", data_dir=data_dir, split=split, limit=n_latency, seed=seed, smoke=smoke,
@@ -93,8 +93,8 @@ pd.DataFrame(growth).set_index("dataset")
 # ## Building every size
 #
 # AdMIRaL's index = BM25 over pages + the title prefix tree, both built and timed at every size
-# (`index_build_s`, with its parts), plus the table of title mentions (`mentions_build_s`; the book's own
-# `admiral` system narrows its hops with it, and it is what a mention lookup reads).  Sizes as stored:
+# (`index_build_s`, with its parts), plus the table of title mentions (`mentions_build_s`; the book's stand-in
+# `admiral-mentions` narrows its hops with it, and it is what a mention lookup reads).  Sizes as stored:
 # `index_bytes` = the BM25 file (postings as variable-byte gaps, vocabulary, titles) + the prefix tree
 # stored flat (`prefix_tree_bytes`, 8 bytes per node); `bm25_bytes_ram` is the BM25 index as held in memory.
 # The dense indexes: `dense-mdr`, the float32 matrix searched exactly, and `dense-mdr-ivf`, a FAISS inverted
@@ -399,7 +399,7 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 # %% [markdown]
 # ### 1. Predict the table: 5 timed claims
 #
-# Rerun with `-p limit 5`, the number of HoVer claims timed per knowledge base (10 by default).  Before
+# Rerun with `-p limit 5`, the number of HoVer claims timed per knowledge base (50 by default).  Before
 # running, mark every cell of the build table (`index_bytes`, `index_build_s`, ...) and of the latency table.
 # Mark each as "identical", "measured again, equal up to timing noise" or "changes".  Can the verdicts on
 # C2c-latency-flat and C2d-latency-at-scale in the Latency paragraph change?
@@ -432,7 +432,7 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 #
 # The chapter times AdMIRaL over the full title tree.  Change
 # `config = retrieval_experiments.book_config(smoke, hop_titles="corpus")` to `config = retrieval_experiments.book_config(smoke)`
-# (`hop_titles="linked"`, the experiments chapter's `admiral`).  Predict:
+# (`hop_titles="linked"`, the experiments chapter's stand-in `admiral-mentions`).  Predict:
 #
 # - `latency_s_per_claim` at x1, relative to the book's run;
 # - the glued `latency_growth` from x1 to the largest corpus;

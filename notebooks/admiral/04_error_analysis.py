@@ -10,6 +10,11 @@
 #
 # **Data.** The same HoVer and FEVEROUS-S (+ distractors) evaluation claims and the same run as the
 # experiments chapter (read from the artifact cache; computed here with the same settings if absent).
+#
+# **System.** AdMIRaL here is the paper's method, `admiral`: each hop decodes over the prefix tree of all corpus
+# titles.  The experiments chapter also runs a stand-in, `admiral-mentions`, that narrows each hop to the titles
+# its input sentences mention; the figure below sets the two side by side, and an exercise reads the stand-in's
+# traces.
 
 # %% tags=["parameters"]
 data_dir: str | None = None
@@ -63,7 +68,7 @@ runs = {name: retrieval_experiments.cached_run(tasks[name], components, tasks[na
 # the 5 kept titles; or retrieved but ranked below 5.
 
 # %%
-errors = pd.concat([pd.DataFrame(error_rows(run.traces, run.claims, k=5)).assign(dataset=name)
+errors = pd.concat([pd.DataFrame(error_rows(run.fulltrie_traces, run.claims, k=5)).assign(dataset=name)
                     for name, run in runs.items()], ignore_index=True)
 stage_table = errors.groupby(["dataset", "stage"]).size().unstack(fill_value=0).reindex(columns=list(STAGES), fill_value=0)
 for (dataset, stage), count in stage_table.stack().items():
@@ -78,7 +83,8 @@ sns.countplot(data=hover_errors, y="stage", hue="hops", order=order, ax=left)
 left.set_title("HoVer: missing gold documents by stage and hop count")
 left.set_ylabel("")
 recall = pd.DataFrame([{"hops": c.num_hops, "system": system, "found": recall_at_k(run.rankings[system][c.id], c.gold_titles, 5)}
-                       for run in [runs["hover"]] for c in run.claims for system in ("initial", "admiral")])
+                       for run in [runs["hover"]] for c in run.claims
+                       for system in ("initial", "admiral-mentions", "admiral")])
 sns.barplot(data=recall, x="hops", y="found", hue="system", ax=right, errorbar=None)
 right.set_ylim(0, 1)
 right.set_title("HoVer recall@5 by hop count")
@@ -87,7 +93,8 @@ plt.show()
 
 # %% [markdown]
 # *Figure: missing gold documents of AdMIRaL's top 5 by the stage that lost them (left) and recall@5 of the
-# initial retrieval and of AdMIRaL by hop count (right); HoVer evaluation claims, pooled corpus.*
+# initial retrieval, of the stand-in `admiral-mentions` and of AdMIRaL by hop count (right); HoVer evaluation
+# claims, pooled corpus.*
 
 # %%
 glue("top_stage", most_common_text(hover_errors.to_dict("records")), display=False)
@@ -139,7 +146,7 @@ by_challenge
 # %%
 hover_run = runs["hover"]
 misses = []
-for claim, trace in zip(hover_run.claims, hover_run.traces):
+for claim, trace in zip(hover_run.claims, hover_run.fulltrie_traces):
     missing = [t for t in claim.gold_titles if t not in trace.initial_ranking()[:5]]
     new_gold = [t for hop in trace.hops for t in hop.new_documents if t in claim.gold_titles]
     if missing and not new_gold and trace.hops:
@@ -154,7 +161,7 @@ FilterableTable([{"claim id": c.id, "hops": c.num_hops, "claim": c.claim, "missi
 # %%
 if example_id is not None:
     claim = by_id(hover_run.claims, example_id, what="claim", where="the HoVer evaluation claims of this run")
-    trace = hover_run.traces[hover_run.claims.index(claim)]
+    trace = hover_run.fulltrie_traces[hover_run.claims.index(claim)]
     detailed = [(claim, trace, [t for t in claim.gold_titles if t not in trace.initial_ranking()[:5]])]
 else:
     detailed = sample(misses, min(n_examples, 3), sample_seed)
@@ -189,8 +196,8 @@ for claim, trace, missing in detailed:
 # %% [markdown]
 # ### 1. Predict the stage table at k = 10
 #
-# In the stage-table cell change `error_rows(run.traces, run.claims, k=5)` to
-# `error_rows(run.traces, run.claims, k=10)`.  Before running, predict for each of the four stages whether its
+# In the stage-table cell change `error_rows(run.fulltrie_traces, run.claims, k=5)` to
+# `error_rows(run.fulltrie_traces, run.claims, k=10)`.  Before running, predict for each of the four stages whether its
 # count can go down, stay the same or go up, and why.  Look at the stage table, the results rows
 # `missing_docs/<stage>` and the glued sentence on the most common fate (`top_stage`).
 #
@@ -221,10 +228,10 @@ for claim, trace, missing in detailed:
 # %% [markdown]
 # ### 3. What the title model adds, by hop count
 #
-# In the figure cell change `for system in ("initial", "admiral")` to
-# `for system in ("initial", "mentions-only", "admiral")`.  Predict for which hop counts `admiral` will be above
-# `mentions-only`, below it or level with it.  Look at the right panel of the figure.  Compare it with the
-# difference `admiral-vs-mentions-only` in the experiments chapter, which pools all hop counts.
+# In the figure cell change `("initial", "admiral-mentions", "admiral")` to
+# `("initial", "mentions-only", "admiral-mentions")`.  Predict for which hop counts `admiral-mentions` will be
+# above `mentions-only`, below it or level with it.  Look at the right panel of the figure.  Compare it with the
+# difference `admiral-mentions-vs-mentions-only` in the experiments chapter, which pools all hop counts.
 #
 # :::{dropdown} Hint
 # `MentionsOnly` (in `proofbook.admiral.retrieval.multihop`) ranks the same narrowed titles by the reranker's
@@ -257,7 +264,9 @@ for claim, trace, missing in detailed:
 # four stages.
 #
 # :::{dropdown} Hint
-# The hop's tree holds only the titles mentioned in its input sentences (`Admiral.linked_titles`).  The input is
-# the first `AdmiralConfig.input_sentences` selected sentences.  If no input sentence names the bridge page, no
-# beam can be that page.
+# The paper's hop decodes over every corpus title, so a beam can be any page; the input is the first
+# `AdmiralConfig.input_sentences` selected sentences.  If no input sentence names the bridge page, the title
+# model must know the bridge from the claim alone.  The stand-in's tree holds only the titles mentioned in the
+# input sentences (`Admiral.linked_titles`): replace `fulltrie_traces` by `traces` in the misses cell to read its
+# beams instead.
 # :::

@@ -184,12 +184,13 @@ sampling
 # ({glue:text}`wellformed_paper` well-formed at temperature 2.0, {glue:text}`wellformed_ours` at 1.0.)
 #
 # Entailer with k sampled premise sets at the top level (nucleus sampling, temperature 1.0, top-p 0.95) and a
-# depth limit of 1.  The candidates come from the **mixed** source (`proofbook.entailer.proposals`): the
-# generator's sampled sets joined by a pool of WorldTree facts retrieved for the hypothesis (BM25 and MiniLM,
-# single facts and pairs), all ranked by the entailment scorer, and k sets drawn from that pool by nucleus
-# sampling over its scores.  This is a **departure** from the paper, where the model writes every premise: the
-# generator trained here writes mostly false or garbled ones (above), and retrieval proposes true sentences that
-# the same scorers then judge, so the search and its rules are the paper's.  For each option: every candidate
+# depth limit of 1 (`entailer-sampled-d1`).  The candidates are written by the premise generator, as in the
+# paper; the generator trained here writes mostly false or garbled ones (above), and the scorers judge them as
+# they are.  The experiments chapter also runs a stand-in, `entailer-mixed-sampled-d1`, whose candidates come
+# from a **mixed** source (`proofbook.entailer.proposals`): the generator's sampled sets joined by a pool of
+# WorldTree facts retrieved for the hypothesis (BM25 and MiniLM, single facts and pairs), all ranked by the
+# entailment scorer, and k sets drawn from that pool by nucleus sampling over its scores -- a departure, in
+# which retrieval proposes true sentences that the same scorers then judge.  For each option: every candidate
 # premise set with its premise scores s_d, its inference score s_e and its ranking score, the rejected ones
 # marked with the reason; then the tree that was kept.
 

@@ -14,16 +14,19 @@
 # | `entailer-greedy-d1`, `-d3` | backward chaining with one greedy premise set per node, depth 1 / 3 |
 # | `entailer-sampled-d1`, `-d3` | k = 6 nucleus-sampled premise sets at the top level (top-p 0.95; temperature 1.0, not the paper's 2.0 — see the method chapter), greedy below |
 # | `entailer+direct-d1`, `-d3` | the sampled proof answer unless the direct answer is more confident |
-# | `entailer-generated-sampled-d1` | `entailer-sampled-d1` with premises from the trained generator only (the paper's H -> P) |
+# | `entailer-mixed-greedy-d1`, ..., `entailer-mixed+direct-d3` | the stand-ins: the same systems with premises from the mixed pool (below) |
 # | `entailer-retrieved-sampled-d1` | `entailer-sampled-d1` with premises from the WorldTree fact pool only |
 # | `direct-all` | `direct` on every question of the split (the others run on the first N) |
 #
-# The search systems draw their candidate premise sets from the **mixed** source (`Settings.premise_source`):
-# the generator's sets together with a pool of WorldTree facts retrieved for the hypothesis (BM25 and MiniLM,
-# single facts and pairs), ranked by the entailment scorer (`proofbook.entailer.proposals`).  That is a
-# **departure**: in the paper the model writes every premise.  The two ablation systems show what each source
-# contributes on the same questions.
-#
+# The search systems draw their candidate premise sets from the trained premise generator, as in the paper, where
+# the model writes every premise (`Settings.premise_source`).  The generator trained here writes mostly false or
+# garbled premises (see the method chapter), so the chapter also runs stand-ins, `entailer-mixed-*`, that draw
+# from the **mixed** source: the generator's sets together with a pool of WorldTree facts retrieved for the
+# hypothesis (BM25 and MiniLM, single facts and pairs), ranked by the entailment scorer
+# (`proofbook.entailer.proposals`) -- a **departure**.  `entailer-retrieved-sampled-d1` and the stand-in
+# `entailer-mixed-sampled-d1` show what each source contributes on the same questions.
+
+# %% [markdown]
 # Metrics: `accuracy`, `seconds_per_question` (wall clock on this machine's CPU, the search over all options),
 # `faithfulness_break` (share of questions where Entailer+Direct answers with an option its proof does not
 # support), `leaf_fallback_share` (questions where an option had no candidate premise set at all and its direct
@@ -207,9 +210,10 @@ comparison.style.format("{:.3f}")
 # search reaches
 # {glue:text}`acc_entailer-greedy-d1` at depth 1 and {glue:text}`acc_entailer-greedy-d3` at depth 3; sampled
 # search {glue:text}`acc_entailer-sampled-d3` at depth 3.  By premise source, the sampled depth-1 search reaches
-# {glue:text}`acc_entailer-generated-sampled-d1` with generated premises only,
-# {glue:text}`acc_entailer-retrieved-sampled-d1` with retrieved ones only and {glue:text}`acc_entailer-sampled-d1`
-# with both; on {glue:text}`fallback_d1` of the questions an option had no candidate at all and stood on its direct
+# {glue:text}`acc_entailer-sampled-d1` with generated premises only,
+# {glue:text}`acc_entailer-retrieved-sampled-d1` with retrieved ones only and
+# {glue:text}`acc_entailer-mixed-sampled-d1` with both (the mixed stand-in: greedy {glue:text}`acc_entailer-mixed-greedy-d1`
+# at depth 1, sampled {glue:text}`acc_entailer-mixed-sampled-d3` at depth 3); on {glue:text}`fallback_d1` of the questions an option had no candidate at all and stood on its direct
 # score.  Entailer+Direct breaks faithfulness on
 # {glue:text}`break_d1` of the questions at depth 1 (the paper: {glue:text}`paper_break`); at depth 1
 # {glue:text}`combined_d1`.
@@ -221,8 +225,8 @@ comparison.style.format("{:.3f}")
 # scorer's judgement of them, not from the belief in the hypothesis.
 #
 # The paper's claims that this chapter tests, decided by the reproduction report's rule twice: for the paper's
-# method (premises written by the generator alone, `entailer-generated-*`) and for the stand-in that searches
-# the mixed pool of generated and retrieved premises (`entailer-*`):
+# method (premises written by the generator alone, `entailer-*`) and for the stand-in that searches the mixed
+# pool of generated and retrieved premises (`entailer-mixed-*`):
 
 # %%
 paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number", "systems", "this run", "verdict",
@@ -233,8 +237,10 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # {glue:text}`E2_sampled_vs_greedy`; depth 1 against depth 3 (the paper: no significant change, so an
 # equivalence test within the margin in the rule), {glue:text}`E3_depth1_vs_depth3`; Entailer+Direct's
 # faithfulness break, {glue:text}`E4_faithfulness_break`; Entailer+Direct against direct answering (the paper:
-# no significant gain), {glue:text}`E7_combination_no_gain`.  Greedy and depth-3 search run on the mixed pool
-# only, so E2 and E3 are untested for the paper's method.
+# no significant gain), {glue:text}`E7_combination_no_gain`.  The paper's second dataset, QuaRTz, is not in the
+# data; on QASC dev in its place: proof against direct, {glue:text}`E1q_proof_vs_direct_second_dataset`; depth 1
+# against depth 3, {glue:text}`E3q_depth_second_dataset`; Entailer+Direct against direct,
+# {glue:text}`E7q_combination_second_dataset`.
 #
 # ## Why depth 3 changes almost nothing
 #
@@ -328,7 +334,7 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 #
 # - (a) the order of `direct`, `entailer-greedy-d1` and `entailer-sampled-d1` by `accuracy`;
 # - (b) whether the paired interval of `entailer-sampled-d1` minus `direct` lies wholly above E1's threshold of
-#   -0.02 (the claims table's stand-in verdict);
+#   -0.02 (the claims table's verdict), and the same for the stand-in `entailer-mixed-sampled-d1`;
 # - (c) whether the accuracy of `entailer+direct-d1` will sit nearer `direct`'s or `entailer-sampled-d1`'s, and
 #   whether its `faithfulness_break` will fall in E4's band of 10-25%;
 # - (d) the `seconds_per_question` of `entailer+direct-d1`, written exactly in terms of two other rows.
@@ -344,25 +350,7 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # :::
 
 # %% [markdown]
-# ### 2. Fewer questions
-#
-# Rerun with `-p limit 40` (and the `/tmp/mine` folders).  The models come from the cache; only the searches run
-# again.  Before running, predict:
-#
-# - which rows of the table cannot change at all;
-# - about how much wider the accuracy intervals become;
-# - whether any of E1-E4 and E7 changes verdict.
-#
-# Check the accuracy table, the premise-recall sentence and the claims table.
-#
-# :::{dropdown} Hint
-# `limit` sets the questions the systems run on.  Look at which questions `direct_all`, `chance_row` and
-# `premise_recall` receive in the chapter.  An interval over n questions narrows roughly as one over the square
-# root of n.
-# :::
-
-# %% [markdown]
-# ### 3. More or fewer samples
+# ### 2. More or fewer samples
 #
 # `Settings.k` is the number of premise sets sampled at the top level.  It is a search setting
 # (`Settings.search_settings` in `proofbook.entailer.settings`), not part of any model's cache key.
@@ -383,12 +371,11 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # :::
 
 # %% [markdown]
-# ### 4. The paper's temperature, the paper's source
+# ### 3. The paper's temperature, the paper's source
 #
-# In your copy, make the added line `settings = dataclasses.replace(settings, temperature=2.0,
-# premise_source="generated")`.  The premises
-# then come from the generator alone, sampled at the paper's temperature (`Settings.temperature` is lower in this
-# book).  First read the sampling table of the method chapter.  Then predict, before running:
+# In your copy, make the added line `settings = dataclasses.replace(settings, temperature=2.0)`.  The premises
+# of `entailer-*` then come from the generator sampled at the paper's temperature (`Settings.temperature` is
+# lower in this book).  First read the sampling table of the method chapter.  Then predict, before running:
 #
 # - what `entailer-sampled-d1` does with an option none of whose samples is a well-formed premise set;
 # - what its `leaf_fallback_share` and its accuracy will then approach;
@@ -403,23 +390,3 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # that be nothing?
 # :::
 
-# %% [markdown]
-# ### 5. A second training run
-#
-# Rerun with `-p seed 1 -p results_dir /tmp/seed1 -p figures_dir /tmp/seed1`.  The seed is part of every
-# behaviour's cache key.  So the premise generator, the hypothesis writer and both scorers are retrained (the
-# method chapter's training time).  Before running, predict:
-#
-# - whether `direct` stays ahead of (or behind) `entailer-sampled-d1`;
-# - whether `direct` moves by more or less than the width of its seed-0 interval;
-# - whether the writer the chapters use changes;
-# - whether any claim changes verdict.
-#
-# Compare the `accuracy` rows of `/tmp/seed1/entailer/02_experiments.json` with the seed-0 file, and the two
-# claims tables.
-#
-# :::{dropdown} Hint
-# The bootstrap interval measures the spread from resampling the questions with the models held fixed; a new
-# seed changes the models.  Which source of variation would you expect to be larger for models trained for a few
-# minutes on a CPU?
-# :::

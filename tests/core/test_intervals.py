@@ -59,3 +59,19 @@ def test_an_interval_table_shows_value_and_interval_per_cell():
     assert table.loc[("hover", "bm25"), "recall@5"] == "0.500 [0.250, 0.750]"
     assert table.loc[("hover", "bm25"), "em"] == "0.100"
     assert intervals.interval_table(rows, ["recall@5"], index=("system",)).loc["bm25", "recall@5"] == "0.500 [0.250, 0.750]"
+
+
+def test_a_seeded_difference_covers_the_spread_between_trainings():
+    rng = np.random.default_rng(3)
+    b = rng.integers(0, 2, size=(3, 200)).astype(float)
+    same = b + (rng.random((3, 200)) < 0.1)            # A a little better than B with every training seed
+    value, low, high = intervals.seeded_paired_difference(same, b)
+    assert value == pytest.approx((same - b).mean()) and low <= value <= high
+    shifted = same.copy()
+    shifted[0] -= 0.3                                   # one training of A far worse: the interval widens
+    _, low2, high2 = intervals.seeded_paired_difference(shifted, b)
+    assert high2 - low2 > high - low
+    assert intervals.seeded_paired_difference(same[:1], b[:1]) == intervals.paired_difference(same[0], b[0])
+    assert intervals.seed_spread([0.4, 0.45, 0.41]) == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="one shape"):
+        intervals.seeded_paired_difference(same, b[:2])

@@ -105,7 +105,7 @@ def test_comparison_glue_shows_the_first_split_and_chance_on_every_split():
     values = {}
     for dataset, split, level in (("obqa", "dev", 0.25), ("qasc", "dev", 0.125)):
         values[dataset, split, "chance", "accuracy"] = level
-        for system in ex.SYSTEMS + ex.SOURCE_SYSTEMS:
+        for system in ex.SYSTEMS + ex.MIXED_SYSTEMS + ex.SOURCE_SYSTEMS:
             for metric, value in (("accuracy", 0.5), ("accuracy" + intervals.LOW, 0.4), ("accuracy" + intervals.HIGH, 0.6),
                                   ("seconds_per_question", 1.234), ("faithfulness_break", 0.1),
                                   ("same_answer_as_direct", 0.8), ("leaf_fallback_share", 0.05)):

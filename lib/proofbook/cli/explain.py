@@ -7,7 +7,9 @@ question of the reader's own, on the command line, with the models that ``make b
   BM25's pages, the titles generated from the claim (the GENRE step), the reranked sentences, each hop's
   beams (titles with their scores and sentence pointers) and new sentences, the natural-logic sufficiency
   decision after every iteration with its proofs (§3.3: the loop stops when the evidence suffices), and
-  the final ranking;
+  the final ranking.  By default the paper's method (``admiral`` with ``suff-natlog``: each hop decodes over
+  every corpus title, proofs are generated); ``--stand-in`` runs the book's stand-ins instead
+  (``admiral-mentions`` with ``suff-aligned``: hops narrowed to the mentioned titles, proofs by alignment);
 - ``explain entailer "QUESTION" --options A B ...``: Entailer (Tafjord et al. 2022, §3): one hypothesis per
   option, the candidate premise sets of each with their scores and why a set was rejected, the chosen
   tree per option, and the three answers (Entailer, direct, Entailer+Direct);
@@ -149,9 +151,10 @@ def _beam(beam) -> dict:
 # --- AdMIRaL ---------------------------------------------------------------------------------------
 
 def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 0,
-                    cache: ArtifactCache | None = None, progress: bool = True) -> dict:
+                    cache: ArtifactCache | None = None, progress: bool = True, stand_in: bool = False) -> dict:
     """AdMIRaL's loop on HoVer's corpus for ``claim``, stopping when the natural-logic rule finds the
-    evidence sufficient (at most :class:`~proofbook.admiral.prover.trained_prover.SufficiencySettings` ``iterations``)."""
+    evidence sufficient (at most :class:`~proofbook.admiral.prover.trained_prover.SufficiencySettings` ``iterations``):
+    the paper's method, or with ``stand_in`` the book's stand-ins (mention-narrowed hops, aligned proofs)."""
 
     from proofbook.admiral.prover.alignment import FUNCTION_WORDS, word_matches
     from proofbook.admiral.prover.sufficiency_experiments import train_prover
@@ -175,8 +178,9 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
     components = retrieval_experiments.train_components(tasks, settings, cache)
     with reading_data(data_path):   # the prover's training data (read only when its models are built)
         prover = train_prover(tasks, suff_settings, data_path, cache, progress=progress)
-    rule = prover.natlog(suff_settings, tasks[0].dataset)
-    config = dataclasses.replace(retrieval_experiments.book_config(smoke), iterations=suff_settings.iterations)
+    rule = prover.aligned(suff_settings, tasks[0].dataset) if stand_in else prover.generated(suff_settings)
+    config = dataclasses.replace(retrieval_experiments.book_config(smoke), iterations=suff_settings.iterations,
+                                 **({} if stand_in else {"hop_titles": "corpus"}))
     retriever = retrieval_experiments.build_admiral(tasks[0], components, config, sufficiency=rule)
     start = time.perf_counter()
     trace = retriever.retrieve(claim)
@@ -184,6 +188,8 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
     seconds = time.perf_counter() - start
     return {
         "claim": claim, "corpus": f"{tasks[0].dataset} ({len(tasks[0].corpus.titles)} pages)",
+        "system": "admiral-mentions with suff-aligned (the book's stand-ins)" if stand_in else
+                  "admiral with suff-natlog (the paper's method)",
         "bm25": [{"title": t, "score": float(s)} for t, s in trace.bm25[:10]],
         "genre": [_beam(b) for b in trace.genre],
         "reranked_documents": list(trace.reranked_documents),
@@ -201,7 +207,7 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
 
 
 def _admiral_text(out: dict) -> str:
-    lines = [f"claim: {out['claim']}", f"corpus: {out['corpus']}", "", "BM25 (top 10):"]
+    lines = [f"claim: {out['claim']}", f"system: {out['system']}", f"corpus: {out['corpus']}", "", "BM25 (top 10):"]
     lines += [f"  {r['score']:8.3f}  {r['title']}" for r in out["bm25"]]
     lines += ["", "titles generated from the claim (GENRE step):"]
     lines += [f"  {b['score']:8.3f}  {b['title']}" for b in out["genre"]] or ["  (none)"]
@@ -593,7 +599,7 @@ def run(paper: str, args) -> dict:
     check_args(paper, args)
     common = dict(data_dir=args.data_dir, smoke=args.smoke, seed=args.seed)
     if paper == "admiral":
-        return explain_admiral(args.claim, **common, progress=not args.json)
+        return explain_admiral(args.claim, **common, progress=not args.json, stand_in=getattr(args, "stand_in", False))
     if paper == "entailer":
         return explain_entailer(args.question, args.options or [], **common)
     return explain_wild(args.claim_id, **common, progress=not args.json)

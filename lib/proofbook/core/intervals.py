@@ -78,6 +78,38 @@ def difference_rows(base: dict, a: str, b: str, metric: str, a_values: Sequence[
                          low, high)
 
 
+def seeded_paired_difference(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], seed: int = 0,
+                             n_resamples: int = N_RESAMPLES) -> tuple[float, float, float]:
+    """``(value, low, high)`` for two systems each trained with several seeds, on the same examples.
+
+    ``a[s][i]`` is system A's value on example ``i`` when trained with the ``s``-th seed (the same seeds and
+    examples for B).  The value is the mean over seeds of the paired difference of the means.  The interval is a
+    two-level bootstrap: every resample draws the training seeds with replacement and, for them all, the same
+    examples with replacement, so it covers the spread between trainings as well as the choice of examples.
+    With one seed it is :func:`paired_difference`.
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 2 or a.shape != b.shape:
+        raise ValueError(f"a seeded paired bootstrap needs (seeds, examples) arrays of one shape: {a.shape} vs {b.shape}")
+    n_seeds, n = a.shape
+    if n_seeds < 1 or n < 1:
+        raise ValueError("a bootstrap needs at least one seed and one example")
+    diff = a - b
+    if n_seeds == 1:
+        return paired_difference(a[0], b[0], seed)
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, n_seeds, size=(n_resamples, n_seeds))
+    examples = rng.integers(0, n, size=(n_resamples, n))
+    estimates = np.array([diff[s][:, idx].mean() for s, idx in zip(seeds, examples)])
+    low, high = _percentiles(estimates)
+    return float(diff.mean()), low, high
+
+
+def seed_spread(values: Sequence[float]) -> float:
+    """The largest minus the smallest of one quantity measured once per training seed."""
+    return float(np.max(values) - np.min(values))
+
+
 def relation(low: float, high: float, reference: float) -> str:
     """Where an interval lies against a reference value: ``"above"``, ``"below"`` or
     ``"indistinguishable from"`` (the interval contains it)."""

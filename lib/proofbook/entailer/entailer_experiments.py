@@ -2,12 +2,12 @@
 
 Tafjord et al. 2022 (§4-5) evaluate on OBQA test with the systems named in ``entailer/02_experiments``:
 ``direct``, ``entailer-greedy-d1/d3``, ``entailer-sampled-d1/d3``, ``entailer+direct-d1/d3`` and
-``direct-all``, metrics ``accuracy``, ``seconds_per_question`` and ``faithfulness_break``.  The search
-systems draw candidate premise sets from ``Settings.premise_source`` (default ``mixed``: generated and
-retrieved, :mod:`.proposals`, a departure); ``entailer-generated-sampled-d1`` and
-``entailer-retrieved-sampled-d1`` are the sampled depth-1 search with one source only, and
-``entailer-generated+direct-d1`` combines the first with ``direct`` (Entailer+Direct on the paper's generated
-premises).  Also per search
+``direct-all``, metrics ``accuracy``, ``seconds_per_question`` and ``faithfulness_break``.  These search
+systems draw candidate premise sets from the premise generator, as the paper does (``Settings.premise_source``,
+default ``generated``).  The stand-ins ``entailer-mixed-*`` (``entailer-mixed-greedy-d1/d3``,
+``entailer-mixed-sampled-d1/d3``, ``entailer-mixed+direct-d1/d3``) draw them from a mixed pool of generated
+premises and facts retrieved from the fact corpus (:mod:`.proposals`, a departure), and
+``entailer-retrieved-sampled-d1`` is the sampled depth-1 search on retrieved facts only.  Also per search
 system ``leaf_fallback_share`` (questions where an option had no candidate at all and its direct score stood
 in) and, at depth 3, ``deep_tree_share`` (questions whose chosen tree has height 2 or more) and the rows of
 :func:`expansion_rows` on the premises the deeper search tried to prove (why depth changes so little).  Premises on
@@ -58,9 +58,11 @@ PAPER_FAITHFULNESS_BREAK = 0.168
 PAPER_SECONDS = {"entailer-sampled-d1": 80.0, "entailer-sampled-d3": 360.0}
 SEARCH_SYSTEMS = ("entailer-greedy-d1", "entailer-greedy-d3", "entailer-sampled-d1", "entailer-sampled-d3")
 SYSTEMS = ("direct",) + SEARCH_SYSTEMS + ("entailer+direct-d1", "entailer+direct-d3")
-#: the premise-source ablations: the sampled depth-1 search with one source only (the systems above use
-#: ``Settings.premise_source``)
-SOURCE_SYSTEMS = ("entailer-generated-sampled-d1", "entailer-retrieved-sampled-d1")
+#: the stand-ins: the same systems with premises from the mixed pool (generated and retrieved)
+MIXED_SYSTEMS = tuple(name.replace("entailer", "entailer-mixed", 1) for name in SYSTEMS if name != "direct")
+#: the premise-source ablations: the sampled depth-1 search with retrieved facts only (the systems above read
+#: the source their name gives, else ``Settings.premise_source``)
+SOURCE_SYSTEMS = ("entailer-retrieved-sampled-d1",)
 
 
 # --- data ---------------------------------------------------------------------------------------------
@@ -173,8 +175,9 @@ def _run_family(label: str, systems: Sequence[str], questions, hypotheses, compo
 #: bumped when the stored trees gain a field (2: ``ProofNode.dropped_proof``), so that older cached runs are rebuilt
 TREE_FORMAT = 2
 
-FAMILIES = {"direct": ("direct",), "entailer-greedy": ("entailer-greedy-d1", "entailer-greedy-d3"),
-            "entailer-sampled": ("entailer-sampled-d1", "entailer-sampled-d3"),
+FAMILIES = {"direct": ("direct",),
+            **{f"{name}-{search}": (f"{name}-{search}-d1", f"{name}-{search}-d3")
+               for name in ("entailer", "entailer-mixed") for search in ("greedy", "sampled")},
             **{system.rsplit("-d", 1)[0]: (system,) for system in SOURCE_SYSTEMS}}
 
 
@@ -214,10 +217,10 @@ def run_systems(questions, components: Components, settings: Settings, dataset: 
     return runs
 
 
-#: Entailer+Direct: (the proof system, the combination's name) -- the book's systems at depths 1 and 3, and
-#: the sampled depth-1 search on generated premises only (the paper's premise source)
-COMBINATIONS = (("entailer-sampled-d1", "entailer+direct-d1"), ("entailer-sampled-d3", "entailer+direct-d3"),
-                ("entailer-generated-sampled-d1", "entailer-generated+direct-d1"))
+#: Entailer+Direct: (the proof system, the combination's name) -- the sampled search at depths 1 and 3, on the
+#: paper's generated premises and on the mixed pool
+COMBINATIONS = tuple((f"{name}-sampled-d{depth}", f"{name}+direct-d{depth}")
+                     for name in ("entailer", "entailer-mixed") for depth in (1, 3))
 
 
 def is_combination(system: str) -> bool:
@@ -225,14 +228,14 @@ def is_combination(system: str) -> bool:
     return system in {name for _, name in COMBINATIONS}
 
 
-#: the paired comparisons ``A-vs-B`` of the chapter (on the same questions): proof against direct
-#: answering ("no accuracy penalty"), sampling against greedy search, depth 1 against depth 3, and the
-#: combination against direct
-COMPARISONS = (("entailer-sampled-d1", "direct"), ("entailer-sampled-d1", "entailer-greedy-d1"),
-               ("entailer-sampled-d1", "entailer-sampled-d3"), ("entailer-greedy-d1", "entailer-greedy-d3"),
-               ("entailer+direct-d1", "direct"), ("entailer-sampled-d1", "entailer-generated-sampled-d1"),
-               ("entailer-sampled-d1", "entailer-retrieved-sampled-d1"), ("entailer-generated-sampled-d1", "direct"),
-               ("entailer-generated+direct-d1", "direct"))
+#: the paired comparisons ``A-vs-B`` of the chapter (on the same questions), for the paper's generated premises
+#: and for the mixed pool: proof against direct answering ("no accuracy penalty"), sampling against greedy
+#: search, depth 1 against depth 3, and the combination against direct; and the premise sources against each other
+COMPARISONS = tuple(pair for name in ("entailer", "entailer-mixed") for pair in (
+    (f"{name}-sampled-d1", "direct"), (f"{name}-sampled-d1", f"{name}-greedy-d1"),
+    (f"{name}-sampled-d1", f"{name}-sampled-d3"), (f"{name}-greedy-d1", f"{name}-greedy-d3"),
+    (f"{name}+direct-d1", "direct"))) + (("entailer-sampled-d1", "entailer-mixed-sampled-d1"),
+                                          ("entailer-sampled-d1", "entailer-retrieved-sampled-d1"))
 
 
 def run_rows(runs: dict[str, SystemRun], dataset: str, split: str, seed: int = 0) -> list[dict]:
@@ -318,7 +321,7 @@ def comparison_glue(results, data: Sequence[tuple[str, str]], n_questions: int) 
     """The experiments chapter's numbers as its text shows them: ``{glue name: value}``, on the first
     ``(dataset, split)`` of ``data`` (``n_questions`` questions) unless said otherwise.
 
-    Per system of :data:`SYSTEMS` and :data:`SOURCE_SYSTEMS` its accuracy (``acc_<system>``) and seconds per
+    Per system of :data:`SYSTEMS`, :data:`MIXED_SYSTEMS` and :data:`SOURCE_SYSTEMS` its accuracy (``acc_<system>``) and seconds per
     question (``sec_<system>``); the sampled depth-1 search's gap to ``direct``, its leaf fallback share and
     Entailer+Direct's faithfulness breaks at depth 1 (with the paper's); ``direct`` and the sampled depth-1
     search against chance on every ``(dataset, split)`` of ``data`` (:func:`chance_text`).
@@ -329,7 +332,7 @@ def comparison_glue(results, data: Sequence[tuple[str, str]], n_questions: int) 
         return results.value(dataset, split, system, metric)
 
     values: dict[str, object] = {}
-    for system in SYSTEMS + SOURCE_SYSTEMS:
+    for system in SYSTEMS + MIXED_SYSTEMS + SOURCE_SYSTEMS:
         values[f"acc_{system}"] = f"{value(system, 'accuracy'):.3f}"
         values[f"sec_{system}"] = f"{value(system, 'seconds_per_question'):.2f}"
     values["gap_sampled_direct"] = f"{value('entailer-sampled-d1', 'accuracy') - value('direct', 'accuracy'):+.3f}"

@@ -121,7 +121,7 @@ class Settings:
     temperature: float = 1.0
     top_p: float = 0.95
     max_new_tokens: int = 48
-    premise_source: str = "mixed"      # generated | retrieved | mixed (:mod:`.proposals`)
+    premise_source: str = "generated"  # a search system's premises unless its name says: generated | retrieved | mixed
     pool_bm25: int = 4
     pool_dense: int = 4
     pool_pairs_from: int = 5
@@ -161,7 +161,8 @@ class Settings:
                               self.pool if source != "generated" else None)
 
     def source(self, system: str) -> str:
-        """The premise source of a search system: named in it (``entailer-retrieved-sampled-d1``) or the default."""
+        """The premise source of a search system: named in it (``entailer-mixed-sampled-d1``,
+        ``entailer-retrieved-sampled-d1``) or the default (``entailer-sampled-d1``: ``premise_source``)."""
         return next((s for s in proposals.SOURCES if system.startswith(f"entailer-{s}-")), self.premise_source)
 
     @classmethod

@@ -3,8 +3,9 @@
 AdMIRaL (Aly & Vlachos 2022, §3.2) decides sufficiency from ProoFVer proofs, which a pretrained BART-large
 *generates*.  QA-NatVer (Aly et al. 2023) builds the same proofs with small models instead: the claim is
 chunked, each chunk is aligned to an evidence span, and each aligned pair gets an operator; the proof then
-goes through the same automaton.  This module is that builder (``aligned``, the default of ``suff-natlog``);
-the generator stays the ``generated`` builder (:mod:`proofbook.admiral.prover.proofgen`).
+goes through the same automaton.  This module is that builder (``aligned``; the sufficiency rule on its proofs
+is the stand-in ``suff-aligned``); the paper's ``suff-natlog`` decides on proofs from the generator
+(:mod:`proofbook.admiral.prover.proofgen`).
 
 * **Chunks** come from :func:`proofbook.admiral.prover.alignment.chunk_claim`; each chunk's ``rerank`` best evidence
   spans (1-6 words of any selected sentence) come from :class:`~proofbook.admiral.prover.alignment.Aligner`'s MiniLM

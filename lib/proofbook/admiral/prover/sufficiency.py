@@ -12,12 +12,12 @@ Each decision here is a callable ``(claim, sentences) -> bool``: exactly the ``s
 :class:`proofbook.admiral.retrieval.multihop.Admiral`, plus a batched ``decide_many`` used by
 :func:`proofbook.admiral.prover.stopping.simulate_stopping`.  The systems of the paper's Table 6 (as named in ``admiral/06_sufficiency``):
 
-* ``suff-natlog`` -- by default (``builder="aligned"``) :class:`AlignedSufficiency`: proofs built by aligning
-  claim chunks to evidence spans and predicting each pair's operator in context (:mod:`proofbook.admiral.prover.aligned_proofs`,
+* ``suff-natlog`` -- :class:`NatlogSufficiency`, the paper's rule on generated proofs (the proof generator,
+  constrained beam, the rule above);
+* ``suff-aligned`` -- the stand-in :class:`AlignedSufficiency`: proofs built by aligning claim chunks to evidence
+  spans and predicting each pair's operator in context (:mod:`proofbook.admiral.prover.aligned_proofs`,
   QA-NatVer's design for small models); sufficient iff the proof's sufficiency score reaches a threshold
   calibrated on training claims (:func:`proofbook.admiral.prover.calibration.calibrate_aligned`, one per dataset);
-* ``suff-natlog-generated`` -- :class:`NatlogSufficiency`, the reference rule on generated proofs (the proof
-  generator, constrained beam, the rule above; the paper's path);
 * ``suff-lexical`` -- :class:`LexicalSufficiency`: one proof from the same chunking and alignment with
   WordNet operators; sufficient iff its verdict is not NOT ENOUGH INFO;
 * ``suff-classifier`` -- :class:`ClassifierSufficiency`: a MiniLM cross-encoder on (claim, the selected
@@ -53,10 +53,8 @@ from proofbook.core.training import BATCHING_VERSION, TrainConfig
 from proofbook.models.cross_encoder import HEAD_INIT_VERSION, CrossEncoder
 
 REFERENCE_THRESHOLD = -0.9
-#: where ``suff-natlog``'s proofs come from: aligned chunks (:mod:`proofbook.admiral.prover.aligned_proofs`) or the generator
-BUILDERS = ("aligned", "generated")
 NO_EVIDENCE = "no sentence selected"
-SYSTEMS = ("suff-natlog", "suff-natlog-generated", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
+SYSTEMS = ("suff-natlog", "suff-aligned", "suff-lexical", "suff-classifier", "suff-always", "suff-never", "fixed-2", "oracle")
 
 
 def evidence_pairs(sentences: Sequence[Sentence]) -> list[tuple[str, str]]:
@@ -120,8 +118,8 @@ class NatlogSufficiency(_Hook):
 
 
 class AlignedSufficiency(_Hook):
-    """``suff-natlog`` with aligned proofs (:mod:`proofbook.admiral.prover.aligned_proofs`): sufficient iff the builder's
-    sufficiency score reaches ``threshold``; the proof kept is the most probable one reaching the decided verdict."""
+    """``suff-aligned``: natural-logic sufficiency on aligned proofs (:mod:`proofbook.admiral.prover.aligned_proofs`):
+    sufficient iff the builder's sufficiency score reaches ``threshold``; the proof kept is the most probable one reaching the decided verdict."""
 
     def __init__(self, prover, score: str = "proven", threshold: float = 0.5):
         self.prover, self.score, self.threshold = prover, score, threshold

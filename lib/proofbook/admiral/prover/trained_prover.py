@@ -15,7 +15,7 @@ from proofbook.admiral.prover.aligned_proofs import AlignedProver, AlignedSettin
 from proofbook.admiral.prover.operators import OperatorSettings
 from proofbook.admiral.prover.proofgen_settings import ProofgenSettings
 from proofbook.admiral.prover.stopping import fixed_rule
-from proofbook.admiral.prover.sufficiency import (BUILDERS, REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
+from proofbook.admiral.prover.sufficiency import (REFERENCE_THRESHOLD, AlignedSufficiency, ClassifierSettings,
                                                   ClassifierSufficiency, LexicalSufficiency, NatlogSufficiency)
 
 
@@ -30,16 +30,12 @@ class SufficiencySettings:
     calibration_claims: int = 30         # per dataset; 0 = keep ``threshold`` (see calibrate_threshold)
     loop_calibration_claims: int = 40    # per dataset: training claims whose loop traces recalibrate the aligned rule; 0 = off
     verdict_beam: int = 1                # FEVER-Symmetric verdicts: the best proof of a greedy decode
-    builder: str = "aligned"             # suff-natlog's proofs: one of BUILDERS
     operators: object = None
     proofgen: object = None
     aligned: object = None
     classifier: ClassifierSettings = ClassifierSettings()
 
     def __post_init__(self) -> None:
-
-        if self.builder not in BUILDERS:
-            raise ValueError(f"unknown proof builder {self.builder!r}; expected one of {BUILDERS}")
         if self.operators is None:
             object.__setattr__(self, "operators", OperatorSettings(seed=self.seed))
         if self.proofgen is None:
@@ -105,17 +101,12 @@ class Prover:
         return found.get("by_source", {}).get(calibration_source(dataset), found).get("threshold",
                                                                                       settings.aligned.threshold)
 
-    def natlog(self, settings: SufficiencySettings, dataset: str | None = None):
-        """The ``suff-natlog`` rule for ``dataset``: proofs from ``settings.builder``."""
-        return self.aligned(settings, dataset) if settings.builder == "aligned" else self.generated(settings)
-
     def deciders(self, settings: SufficiencySettings, dataset: str | None = None) -> dict:
         """System name (as in the results files) -> what
         :func:`~proofbook.admiral.prover.stopping.simulate_stopping` calls on ``dataset``."""
-        extra = {"suff-natlog-generated": self.generated(settings).decide_many} if settings.builder == "aligned" else {}
         return {
-            "suff-natlog": self.natlog(settings, dataset).decide_many,
-            **extra,
+            "suff-natlog": self.generated(settings).decide_many,
+            "suff-aligned": self.aligned(settings, dataset).decide_many,
             "suff-lexical": LexicalSufficiency(self.aligner).decide_many,
             "suff-classifier": self.classifier.decide_many,
             "suff-always": fixed_rule(1),

@@ -6,12 +6,15 @@ turns a task into the ranked document lists of each system:
 
 - ``bm25``: BM25 over whole pages alone (AdMIRaL reference config k1=0.9, b=0.1);
 - ``initial``: iteration 1 -- BM25 + hop-0 titles (the GENRE step), sentence-reranked;
-- ``admiral``: 2 iterations; ``admiral-top1``: only the best beam per hop; ``admiral-notjoint``: the
-  hop model trained and decoded without sentence pointers (paper Table 3);
-- ``admiral-fulltrie``: ``admiral`` decoding over the prefix tree of *all* corpus titles (the paper's
-  setting), when the book's ``admiral`` narrows each hop to linked titles (``AdmiralConfig.hop_titles``);
-- ``mentions-only``: ``admiral`` with the hop model replaced by :class:`proofbook.admiral.retrieval.multihop.MentionsOnly`
-  (the same narrowed titles, ranked by the reranker, no generation): what the title model adds;
+- ``admiral``: the paper's method, 2 iterations, each hop decoding over the prefix tree of *all* corpus titles;
+  ``admiral-top1``: only the best beam per hop; ``admiral-notjoint``: the hop model trained and decoded without
+  sentence pointers (paper Table 3);
+- ``admiral-mentions``, ``admiral-mentions-top1``, ``admiral-mentions-notjoint``: the same with each hop narrowed
+  to the titles the retrieved sentences link or mention (``AdmiralConfig.hop_titles = "linked"``), the stand-in
+  the book runs on every dataset because the full tree runs on some datasets only (its cost on 2 cores);
+- ``mentions-only``: ``admiral-mentions`` with the hop model replaced by
+  :class:`proofbook.admiral.retrieval.multihop.MentionsOnly` (the same narrowed titles, ranked by the reranker, no
+  generation): what the title model adds;
 - ``dense-mdr``: the MDR-style dense baseline (:mod:`proofbook.index.dense`).
 
 The reranker and the hop models are trained once on the training claims of HoVer and FEVEROUS-S
@@ -50,11 +53,13 @@ logger = logging.getLogger(__name__)
 FULL_LIMIT = 120
 #: evaluation claims per dataset in the chapters' smoke runs
 SMOKE_LIMIT = 12
-#: datasets on which the book also runs ``admiral-fulltrie`` (it costs about a third of a dataset's run time;
-#: HoVer only, to fit the chapters' time budget)
-FULLTRIE_DATASETS = ("hover",)
-SYSTEMS = ("bm25", "initial", "admiral", "admiral-top1", "admiral-notjoint", "admiral-fulltrie", "mentions-only",
-           "dense-mdr")
+#: datasets on which the book runs the paper's full-tree ``admiral`` beside the mention-narrowed stand-in (each
+#: costs about a third more of a dataset's run time on 2 cores): the datasets of the paper's Table 2 claims
+FULLTRIE_DATASETS = ("hover", "feverous_s+distractors")
+#: the ablations run for each decoding (paper Table 3): the full beam, only its best beam, no sentence pointers
+ABLATIONS = ("", "-top1", "-notjoint")
+SYSTEMS = ("bm25", "initial", *(f"admiral{a}" for a in ABLATIONS), *(f"admiral-mentions{a}" for a in ABLATIONS),
+           "mentions-only", "dense-mdr")
 
 
 @dataclass(frozen=True)
@@ -201,20 +206,29 @@ class TaskRun:
     dataset: str
     claims: list
     rankings: dict[str, dict[str, list[str]]]       # system -> claim id -> ranked titles
-    traces: list                                     # admiral traces (2 iterations)
-    notjoint_traces: list
-    fulltrie_traces: list
-    mentions_traces: list
+    traces: list                                     # the book config's traces (2 iterations; admiral-mentions)
+    notjoint_traces: list                            # ... of its Not-joint ablation
+    fulltrie_traces: list                            # the paper's full-tree admiral (FULLTRIE_DATASETS), else []
+    mentions_traces: list                            # mentions-only
     seconds: dict[str, float]                        # system -> seconds per claim
+
+
+def _ablation_rankings(name: str, ids: list, traces: list, notjoint_traces: list) -> dict:
+    """``name``, ``name-top1`` and ``name-notjoint`` rankings from one decoding's traces (Top-1 reads the same
+    traces; Not-joint is its own decoding)."""
+    return {name: {i: t.ranking() for i, t in zip(ids, traces)},
+            f"{name}-top1": {i: t.ranking(top1=True) for i, t in zip(ids, traces)},
+            f"{name}-notjoint": {i: t.ranking() for i, t in zip(ids, notjoint_traces)}}
 
 
 def run_systems(task: RetrievalTask, components: Components, claims: Sequence, config: AdmiralConfig = AdmiralConfig(),
                 dense_cache: ArtifactCache | None = None, progress: bool = True, fulltrie: bool = True) -> TaskRun:
-    """Rank ``claims`` with every system of :data:`SYSTEMS` (same claims for all).
+    """Rank ``claims`` with every system of :data:`SYSTEMS` that applies (same claims for all).
 
-    ``mentions-only`` runs when the config narrows the hops to linked titles (otherwise there is nothing
-    to rank without the model).  ``fulltrie=False`` leaves out ``admiral-fulltrie`` (when the book's config already decodes over the
-    corpus tree it is the same system; the book runs it on HoVer only, to fit the time budget).
+    ``config`` is the book's decoding.  When it narrows the hops to linked titles (``hop_titles == "linked"``) its
+    systems are ``admiral-mentions*`` and ``mentions-only``, and the paper's full-tree ``admiral*`` runs beside
+    them when ``fulltrie`` (the book: on :data:`FULLTRIE_DATASETS`); when it already decodes over the corpus tree,
+    its systems are ``admiral*``.  ``traces`` are the book config's (the initial retrieval is shared by all).
     """
 
     ids, texts = [c.id for c in claims], [c.claim for c in claims]
@@ -224,59 +238,57 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
     bm25 = {i: [t for t, _ in index.search(text, k=100)] for i, text in zip(ids, texts)}
     seconds["bm25"] = (time.perf_counter() - start) / len(claims)
 
+    narrowed = config.hop_titles == "linked"
+    name = "admiral-mentions" if narrowed else "admiral"
     admiral = build_admiral(task, components, config, index=index)
     start = time.perf_counter()
     traces = admiral.retrieve_many(texts, progress=progress)
-    seconds["admiral"] = (time.perf_counter() - start) / len(claims)
+    seconds[name] = (time.perf_counter() - start) / len(claims)
     notjoint = build_admiral(task, components, config, notjoint=True, index=index)
     notjoint_traces = notjoint.retrieve_many(texts, progress=progress, initial=traces)
+    rankings = {"bm25": bm25, "initial": {i: t.initial_ranking() for i, t in zip(ids, traces)},
+                **_ablation_rankings(name, ids, traces, notjoint_traces)}
     fulltrie_traces = []
-    if fulltrie:
-        full = build_admiral(task, components, dataclasses.replace(config, hop_titles="corpus"), index=index)
+    if narrowed and fulltrie:
+        full_config = dataclasses.replace(config, hop_titles="corpus")
+        full = build_admiral(task, components, full_config, index=index)
         fulltrie_traces = full.retrieve_many(texts, progress=progress, initial=traces)
+        full_notjoint = build_admiral(task, components, full_config, notjoint=True, index=index)
+        full_notjoint_traces = full_notjoint.retrieve_many(texts, progress=progress, initial=traces)
+        rankings.update(_ablation_rankings("admiral", ids, fulltrie_traces, full_notjoint_traces))
     mentions_traces = []
-    if config.hop_titles == "linked":
+    if narrowed:
         models = {0: for_corpus(components.hop_models[0], task), 1: MentionsOnly(components.reranker, task.corpus)}
         mentions = Admiral(task.corpus, index, components.reranker, models, config)
         mentions_traces = mentions.retrieve_many(texts, progress=progress, initial=traces)
+        rankings["mentions-only"] = {i: t.ranking() for i, t in zip(ids, mentions_traces)}
 
     start = time.perf_counter()
     dense = DenseIndex(task.corpus, cache=dense_cache or ArtifactCache(), progress=progress)
-    dense_rankings = dense.multi_hop_many(texts, k=10)
+    rankings["dense-mdr"] = dict(zip(ids, dense.multi_hop_many(texts, k=10)))
     seconds["dense-mdr"] = (time.perf_counter() - start) / len(claims)
-
-    rankings = {
-        "bm25": bm25,
-        "initial": {i: t.initial_ranking() for i, t in zip(ids, traces)},
-        "admiral": {i: t.ranking() for i, t in zip(ids, traces)},
-        "admiral-top1": {i: t.ranking(top1=True) for i, t in zip(ids, traces)},
-        "admiral-notjoint": {i: t.ranking() for i, t in zip(ids, notjoint_traces)},
-        "dense-mdr": dict(zip(ids, dense_rankings)),
-    }
-    if fulltrie:
-        rankings["admiral-fulltrie"] = {i: t.ranking() for i, t in zip(ids, fulltrie_traces)}
-    if mentions_traces:
-        rankings["mentions-only"] = {i: t.ranking() for i, t in zip(ids, mentions_traces)}
     return TaskRun(task.dataset, list(claims), rankings, traces, notjoint_traces, fulltrie_traces, mentions_traces,
                    seconds)
 
 
 #: the paired comparisons ``A-vs-B`` of the book (each where both systems ran): the paper's claim C1
-#: (the hop against the initial retrieval and BM25), its ablations (Top-1, Not-joint), the paper's own
-#: full-tree setting, what the title model adds over its candidates alone, and the dense baseline (for the
-#: mention-narrowed stand-in and for the full tree)
-COMPARISONS = (("admiral", "initial"), ("admiral", "bm25"), ("admiral", "admiral-top1"),
-               ("admiral", "admiral-notjoint"), ("admiral-fulltrie", "initial"), ("admiral", "mentions-only"),
-               ("mentions-only", "initial"), ("admiral", "dense-mdr"), ("admiral-fulltrie", "dense-mdr"))
+#: (the hop against the initial retrieval and BM25), its ablations (Top-1, Not-joint) and the dense baseline,
+#: for the paper's full-tree ``admiral`` and for the mention-narrowed stand-in, and what the title model adds
+#: over its narrowed candidates alone
+COMPARISONS = tuple((name, other) for name in ("admiral", "admiral-mentions")
+                    for other in ("initial", "bm25", f"{name}-top1", f"{name}-notjoint", "dense-mdr")
+                    ) + (("admiral-mentions", "mentions-only"), ("mentions-only", "initial"))
 
 
 def _compared(metric: str) -> bool:
-    return metric in ("recall@5", "recall@10") or metric.startswith("recall@5/")
+    """The metrics paired differences are written for: recall@5 and @10, recall@5 by hops, and exact match (the
+    metric of the paper's Not-joint ablation)."""
+    return metric in ("recall@5", "recall@10", "em") or metric.startswith("recall@5/")
 
 
 def metric_rows(run: TaskRun, split: str = "dev", seed: int = 0) -> list[dict]:
     """Result rows of every system on one task run, each value with its 95% bootstrap interval, and
-    the paired differences of :data:`COMPARISONS` at recall@5, recall@10 and (HoVer) recall@5 by hops."""
+    the paired differences of :data:`COMPARISONS` at recall@5, recall@10, exact match and (HoVer) recall@5 by hops."""
 
     per_system = {system: per_claim_metrics(run.rankings[system], run.claims, by_hops=run.dataset == "hover")
                   for system in SYSTEMS if system in run.rankings}

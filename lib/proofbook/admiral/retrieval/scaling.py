@@ -25,7 +25,7 @@ module builds one knowledge base per size (:func:`build_knowledge_base`; the cor
 every size answers it, so that a slow minute of a shared machine falls on every size alike.
 
 **Growth with an interval.** How much slower a larger knowledge base answers is the ratio of the mean
-latencies at two sizes on the same claims (:func:`latency_growth`); with a dozen timed claims that ratio
+latencies at two sizes on the same claims (:func:`latency_growth`); with a few dozen timed claims that ratio
 depends on which claims were drawn (a claim whose top pages grow longer at the larger size costs more
 reranking), so it comes with a 95% paired bootstrap interval over the claims
 (:mod:`proofbook.core.intervals`): every resample draws the same claims at both sizes.  The interval

@@ -54,6 +54,7 @@ figures_dir = "figures"
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
+import seaborn as sns
 from myst_nb import glue
 
 from proofbook.admiral.retrieval import scaling
@@ -116,23 +117,22 @@ table = table.loc[list(corpora)].dropna(axis=1, how="all")
 table
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
-pages = list(sizes.values())
-for ax, metric, label in zip(axes, ("seconds_per_query", "index_bytes", "index_build_s"),
-                             ("seconds per query", "index size (bytes)", "index build (s)")):
-    for system, marker in (("bm25-fast", "o"), ("bm25-lucene", "s")):
-        ax.plot(pages, [table.loc[(name, system), metric] for name in corpora], marker=marker, label=system)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("pages in the knowledge base")
-    ax.set_title(label)
-axes[0].legend()
+long = table[["seconds_per_query", "index_bytes", "index_build_s"]].reset_index().melt(id_vars=["dataset", "system"],
+                                                                                       var_name="metric")
+long["pages in the knowledge base"] = long["dataset"].map(sizes)
+grid = sns.relplot(data=long, kind="line", x="pages in the knowledge base", y="value", hue="system", style="system",
+                   markers=True, dashes=False, col="metric", height=3.4, facet_kws={"sharey": False})
+grid.set(xscale="log", yscale="log", ylabel="")
+grid.set_titles("{col_name}")
+for ax in grid.axes.flat:
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+fig = grid.figure
 save_figure(fig, figures_dir, "reference", "running_at_scale")
 plt.show()
 
 # %% [markdown]
-# *Figure: query time, index size and build time of the book's in-memory BM25 (`bm25-fast`) and of Lucene
-# (`bm25-lucene`) against the number of pages, both axes logarithmic, on this machine's 2 CPU cores.*
+# *Figure: query time (s), index size (bytes) and build time (s) of the book's in-memory BM25 (`bm25-fast`) and
+# of Lucene (`bm25-lucene`) against the number of pages, both axes logarithmic, on this machine's 2 CPU cores.*
 
 # %%
 at = list(sizes)[-1]

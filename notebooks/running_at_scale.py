@@ -22,8 +22,8 @@
 # notebooks as [Ray](https://docs.ray.io) tasks, two at a time with one torch thread each, on a Ray node it starts
 # on this machine; `--ray ADDRESS` (or the environment variable `PROOFBOOK_RAY_ADDRESS`) sends them to a running
 # cluster instead, whose nodes hold this repository and the data directory at the same paths.  The longest
-# notebooks start first; the reproduction report and the reference pages wait for the notebooks whose results
-# they read; each executed notebook records the host it ran on.  The models a notebook trains are cached by
+# notebooks start first; the reproduction report, the datasets page and the status page wait for the notebooks
+# whose results they read; each run's stamp (`_build/stamps/`) records the host it ran on.  The models a notebook trains are cached by
 # their settings and data (`proofbook.core.cache`); with the cache folder on a file system every node shares,
 # two notebooks that need the same model train it once.  The loops inside one notebook still run in one process.
 #
@@ -126,8 +126,7 @@ grid.set(xscale="log", yscale="log", ylabel="")
 grid.set_titles("{col_name}")
 for ax in grid.axes.flat:
     ax.xaxis.set_minor_formatter(plt.NullFormatter())
-fig = grid.figure
-save_figure(fig, figures_dir, "reference", "running_at_scale")
+save_figure(grid.figure, figures_dir, "reference", "running_at_scale")
 plt.show()
 
 # %% [markdown]

@@ -18,9 +18,11 @@
 # failed, whether it was a smoke run, the commit its results files were computed at, and whether those
 # results are still **current**: the notebook's source, every library module it imports and every data file
 # it read, hashed when this page was built, match what its results file recorded (`python -m proofbook check`
-# makes the same comparison).  It is read from the executed notebooks (papermill's record of each run) and
-# the results files, when the page is built, by `proofbook.cli.status`; `python -m proofbook status` prints
-# the same table in a terminal.
+# makes the same comparison), and the machine it ran on (`host`).  It is read from the executed notebooks
+# (papermill's record of each run), the runs' stamps (`_build/stamps/`, written by `python -m proofbook run`
+# and `run-all` when a run succeeds; the only record on the driver of a notebook that ran on another node of a
+# Ray cluster) and the results files, when the page is built, by `proofbook.cli.status`;
+# `python -m proofbook status` prints the same table in a terminal.
 #
 # The times are those of the recorded runs.  The book's runs reuse the artifact cache (`.cache/proofbook`):
 # a chapter whose models were trained by an earlier run loads them in seconds, so a build from a clean cache,
@@ -51,7 +53,7 @@ for run in runs:
     if run.seconds is not None:
         results.add(run.notebook, "last-run", "papermill", "run_seconds", round(run.seconds, 1), 1)
     results.add(run.notebook, "last-run", "papermill", "current", int(run.current == "yes"), 1)
-recorded = [run for run in runs if run.seconds is not None]
+recorded = status.recorded_runs(runs)
 results.add("book", "last-run", "papermill", "run_seconds", round(sum(run.seconds for run in recorded), 1),
             len(recorded))
 results.save()
@@ -61,7 +63,7 @@ glue("n_ok", sum(run.status == "ok" for run in runs), display=False)
 glue("run_times", status.run_times(runs), display=False)
 pd.set_option("display.max_colwidth", 200)
 table = pd.DataFrame(status.status_rows(runs)).set_index("notebook")
-table[["title", "status", "smoke", "finished", "minutes", "commit", "current"]]
+table[["title", "status", "smoke", "finished", "minutes", "commit", "host", "current"]]
 
 # %% [markdown]
 # *Table: the {glue:text}`n_notebooks` notebooks of the book (this page left out); {glue:text}`n_ok` of them

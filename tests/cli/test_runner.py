@@ -175,6 +175,19 @@ def test_runner_executes_with_parameters(notebook, tmp_path):
     assert data["rows"][0]["value"] == 0.25 and data["rows"][0]["n"] == 2
 
 
+def test_a_run_of_the_books_executed_copy_leaves_a_stamp_and_one_elsewhere_does_not(tmp_path, monkeypatch):
+    source = tmp_path / "a.py"
+    source.write_text(NOTEBOOK)
+    monkeypatch.setattr(runner, "STAMPS", tmp_path / "stamps")
+    given = {"smoke": True, "results_dir": str(tmp_path / "res")}
+    runner.run_notebook(source, given, output=tmp_path / "elsewhere.ipynb", progress=False)
+    assert not (tmp_path / "stamps").exists()
+    assert runner.run_notebook(source, given, progress=False) == runner.executed_path(source)
+    stamp = json.loads((tmp_path / "stamps" / "a.json").read_text())
+    assert stamp["results"] == ["testpaper/tiny.json"] and stamp["host"] and stamp["finished"].endswith("+00:00")
+    assert runner.up_to_date(source, runner.check_parameters(source, given, runner.read_notebook(source)[1]))
+
+
 def test_command_line_values_reach_the_notebook_typed(notebook, tmp_path):
     out = tmp_path / "nb.ipynb"
     assert main(["run", str(notebook), "-p", "smoke", "false", "-p", "limit", "3", "-p", "seed", "1",

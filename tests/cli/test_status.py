@@ -16,7 +16,7 @@ def _notebook(tmp_path, name, metadata, cells=()):
 
 
 @pytest.mark.unit
-def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path):
+def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path, monkeypatch):
     record = {"papermill": {"duration": 90.0, "end_time": "2026-12-02T01:05:00+00:00", "exception": None,
                             "parameters": {"smoke": True}}}
     title = {"cell_type": "markdown", "source": ["# A chapter\n", "text"], "metadata": {}}
@@ -25,6 +25,7 @@ def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path):
     bad = _notebook(tmp_path, "bad", record, [title, failed])
     never = tmp_path / "never.py"
     never.write_text("x = 1\n")
+    monkeypatch.setattr(runner, "STAMPS", tmp_path / "stamps")
     runs = status.chapter_runs(tmp_path / "no-results", notebooks=[good, bad, never])
     assert [(r.notebook, r.title, r.status, r.smoke, r.seconds, r.current) for r in runs] == [
         ("good", "A chapter", "ok", True, 90.0, "no results"), ("bad", "A chapter", "failed", True, 90.0, "no results"),
@@ -32,6 +33,31 @@ def test_a_run_is_read_from_papermill_and_its_failures_are_seen(tmp_path):
     rows = status.status_rows(runs)
     assert rows[0]["finished"] == "2026-12-02 01:05" and rows[0]["minutes"] == 1.5 and "changes" not in rows[0]
     assert status.chapter_runs(tmp_path, notebooks=[good], skip=("good",)) == []
+
+
+@pytest.mark.unit
+def test_a_run_known_only_by_its_stamp_is_read_from_it_and_the_host_comes_from_a_newer_stamp(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setattr(runner, "STAMPS", tmp_path / "stamps")
+    (tmp_path / "stamps").mkdir()
+    record = {"papermill": {"duration": 90.0, "end_time": "2026-12-02T01:05:00+00:00", "parameters": {}}}
+    here = _notebook(tmp_path, "here", record)
+    remote = tmp_path / "remote.py"          # ran on another node of a Ray cluster: a stamp, no executed copy
+    remote.write_text("x = 1\n")
+    for name, host in (("here", "node-a"), ("remote", "node-b")):
+        (tmp_path / "stamps" / f"{name}.json").write_text(json.dumps(
+            {"parameters": {"smoke": False}, "seconds": 30.0, "finished": "2026-12-03T02:00:00+00:00", "host": host}))
+    runs = status.chapter_runs(tmp_path / "no-results", notebooks=[here, remote])
+    assert [(r.notebook, r.status, r.seconds, r.finished[:10], r.smoke, r.host) for r in runs] == [
+        ("here", "ok", 90.0, "2026-12-02", None, "node-a"), ("remote", "ok", 30.0, "2026-12-03", False, "node-b")]
+    assert status.status_rows(runs)[1]["host"] == "node-b" and status.recorded_runs(runs) == runs
+    executed = runner.executed_path(here)
+    os.utime(executed, (executed.stat().st_mtime + 60,) * 2)   # a run after the stamp's: its host is not known
+    assert status.chapter_runs(tmp_path / "no-results", notebooks=[here])[0].host is None
+    (tmp_path / "stamps" / "remote.json").write_text("[1, 2")
+    with pytest.raises(ValueError, match=r"remote\.json: not a run stamp"):
+        status.chapter_runs(tmp_path / "no-results", notebooks=[remote])
 
 
 @pytest.mark.unit

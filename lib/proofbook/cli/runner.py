@@ -146,14 +146,19 @@ def run_notebook(source: str | os.PathLike, parameters: dict | None = None, outp
     raised before anything is written or a kernel starts.  Output folders given are created and must be
     writable.  While it runs, the notebook's lock on the results folder is held (:func:`locks.hold`; a
     :class:`locks.Busy` if another process holds it); after its last cell, the results files it wrote are marked
-    complete.
+    complete.  A run that writes the book's executed copy (no ``output``, or that very path) leaves its stamp, as
+    ``run-all`` does (:func:`write_stamp`).
     """
     source = Path(source).resolve()
     notebook, specs = read_notebook(source)
     typed = check_parameters(source, parameters, specs)
     make_output_folders(source, typed)
+    start = time.perf_counter()
     with locks.hold(_results_dir(typed), notebook_id(source)):
-        return _execute(source, notebook, typed, output, log_output, progress, timeout)[0]
+        executed, written = _execute(source, notebook, typed, output, log_output, progress, timeout)
+    if executed == executed_path(source):
+        write_stamp(source, typed, written, time.perf_counter() - start)
+    return executed
 
 
 def _execute(source: Path, notebook, typed: dict, output, log_output: bool, progress: bool,
@@ -353,6 +358,6 @@ def _run_each(read: dict[Path, tuple], typed: dict[Path, dict], force: bool) -> 
 def write_stamp(source: Path, typed: dict, written: list[str], seconds: float, host: str | None = None) -> None:
     """The stamp of a finished run of ``source``: its parameters, data files, results files, seconds and host."""
     stamp = {"parameters": typed, "data_files": _data_listing(typed), "results": written,
-             "seconds": round(seconds, 1), "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+             "seconds": round(seconds, 1), "finished": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
              "host": host or platform.node()}
     write_json_atomic(STAMPS / f"{notebook_id(source)}.json", json.loads(json.dumps(stamp, default=str)))

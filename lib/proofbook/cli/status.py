@@ -7,7 +7,11 @@ copy (``notebooks/**/<name>.ipynb``, written by ``python -m proofbook run``): pa
 (start, end, duration, and whether a cell raised) and the parameters it ran with.  It adds what the
 notebook's results files say: the commit they were computed at and whether they are still current
 (:func:`proofbook.core.provenance.stale_parts`: the notebook's source, the library modules it imports and the
-data files it read, hashed now and compared with the digest the results file recorded).
+data files it read, hashed now and compared with the digest the results file recorded), and the host it ran
+on, from the run's stamp (``_build/stamps/<id>.json``, written by the runner when a run succeeds).  Under
+``run-all --ray`` each executed copy is written on the node that ran it while the stamps are written by the
+driver, so on the driver a notebook with a stamp but no executed copy is read from its stamp alone (status,
+end, seconds, parameters and host; no title).
 
 ``python -m proofbook status`` prints the table (``--cells N`` adds each notebook's ``N`` slowest cells, from
 papermill's per-cell durations: where a clean build spends its time, :func:`slowest_cells`); the book's status
@@ -24,6 +28,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from proofbook.cli import runner
 from proofbook.cli.runner import book_notebooks, executed_path, notebook_id
 from proofbook.core import provenance
 from proofbook.core.paths import PROJECT_ROOT, record_read
@@ -43,6 +48,7 @@ class ChapterRun:
     commit: str | None          # the commit its results files were computed at (short); None: no results file
     current: str                # "yes", "no results", or a summary of what changed since ("no: source, 3 library modules")
     changes: tuple[str, ...] = ()   # every change (``"library: index/bm25.py changed"``)
+    host: str | None = None     # the machine it ran on (from the run's stamp); None: no stamp
 
 
 def _title(notebook: dict) -> str:
@@ -106,12 +112,36 @@ def _read_executed(executed: Path) -> dict:
     return notebook
 
 
+def _read_stamp(source: Path) -> dict | None:
+    """The stamp of ``source``'s last successful run, or None when there is none; a malformed one raises a
+    ValueError naming the file."""
+    stamp = runner.STAMPS / f"{notebook_id(source)}.json"
+    if not stamp.is_file():
+        return None
+    try:
+        data = json.loads(stamp.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise TypeError(f"a {type(data).__name__}, not an object")
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{stamp}: not a run stamp ({type(err).__name__}: {err})") from None
+    return data
+
+
+def _newer(stamp_source: Path, executed: Path) -> bool:
+    """Whether the stamp of ``stamp_source`` was written no earlier than ``executed`` (the stamp of the run that
+    wrote it comes after it; an older stamp belongs to an earlier run)."""
+    stamp = runner.STAMPS / f"{notebook_id(stamp_source)}.json"
+    return stamp.stat().st_mtime >= executed.stat().st_mtime
+
+
 def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data_dir: os.PathLike | str | None = None,
                  notebooks: list[Path] | None = None, skip: tuple[str, ...] = ()) -> list[ChapterRun]:
     """Every notebook of the book (``_toc.yml`` order) with its last recorded run; ``skip`` leaves notebooks out
     by id (the status page leaves itself out).  ``data_dir`` None compares source and library only.
 
-    A malformed executed notebook raises a ValueError naming it."""
+    A notebook with no executed copy but a stamp (a run on another node of a Ray cluster) is read from its
+    stamp; the host comes from the stamp when it is no older than the executed copy.  A malformed executed
+    notebook or stamp raises a ValueError naming it."""
     by_notebook = _results_by_notebook(Path(results_dir), skip)
     runs = []
     for source in notebooks if notebooks is not None else book_notebooks():
@@ -123,9 +153,16 @@ def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data
         commit = files[0][1].get("git_commit", "")[:7] if files else None
         changes = _changes(files, data_dir)
         current = _summary(files, changes)
+        stamp = _read_stamp(source)
         if not executed.is_file():
-            runs.append(ChapterRun(name, "", None, None, "not run", None, commit, current, changes))
+            if stamp is None:
+                runs.append(ChapterRun(name, "", None, None, "not run", None, commit, current, changes))
+            else:
+                runs.append(ChapterRun(name, "", stamp.get("finished"), stamp.get("seconds"), "ok",
+                                       (stamp.get("parameters") or {}).get("smoke"), commit, current, changes,
+                                       stamp.get("host")))
             continue
+        host = stamp.get("host") if stamp is not None and _newer(source, executed) else None
         # the executed copy is not noted as read: executed copies are not committed, the results files are
         notebook = _read_executed(executed)
         record = notebook["metadata"]["papermill"]
@@ -133,7 +170,7 @@ def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data
                                                 for cell in notebook.get("cells", []))
         runs.append(ChapterRun(name, _title(notebook), record.get("end_time"), record.get("duration"),
                                "failed" if failed else "ok", (record.get("parameters") or {}).get("smoke"),
-                               commit, current, changes))
+                               commit, current, changes, host))
     return runs
 
 
@@ -178,13 +215,18 @@ def status_rows(runs: list[ChapterRun]) -> list[dict]:
     return rows
 
 
+def recorded_runs(runs: list[ChapterRun]) -> list[ChapterRun]:
+    """The runs whose time is recorded (an executed copy or a stamp)."""
+    return [run for run in runs if run.seconds is not None]
+
+
 def run_times(runs: list[ChapterRun]) -> str:
     """One sentence on the recorded run times: their total and the longest run, or that none are recorded (the
     machine that builds the page holds no executed copies: the results were computed elsewhere)."""
-    recorded = [run for run in runs if run.seconds is not None]
+    recorded = recorded_runs(runs)
     if not recorded:
         return ("No run times are recorded: the machine that built this page holds no executed copies of the "
-                "notebooks, so the results were computed elsewhere (each row's `commit` says at which commit).")
+                "notebooks and no run stamps, so the results were computed elsewhere (each row's `commit` says at which commit).")
     longest = max(recorded, key=lambda run: run.seconds)
     return (f"Their recorded runs took {sum(run.seconds for run in recorded) / 60:.0f} minutes in all, "
             f"the longest {longest.notebook}.")
@@ -198,7 +240,7 @@ def main(data_dir: os.PathLike | str | None = None, cells: int = 0) -> int:
     for row in status_rows(runs):
         minutes = f"{row['minutes']:6.1f} min" if row["minutes"] is not None else "       -  "
         print(f"{row['notebook']:<{width}}  {row['status']:<7}  {row['finished'] or '-':<16}  {minutes}  "
-              f"{row['commit'] or '-':<7}  current: {row['current']}")
+              f"{row['commit'] or '-':<7}  {row['host'] or '-':<12}  current: {row['current']}")
     total = sum(run.seconds or 0 for run in runs)
     print(f"[status] {len(runs)} notebooks, {total / 60:.1f} minutes in their recorded runs")
     if cells > 0:

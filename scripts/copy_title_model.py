@@ -1,11 +1,11 @@
-"""Measure a title model that can copy against the book's title model, over the full prefix tree.
+"""Measure the title models with and without a copy head over the full prefix tree, and where the loop loses pages.
 
 AdMIRaL's hop models (``proofbook.admiral.retrieval.autoregressive``) are small BARTs trained here from
-scratch; over the prefix tree of all corpus titles they learn a prior over titles and do not copy a title
-from their input.  This script trains the same models with a copy (pointer-generator) distribution
-(``copy=True``: :class:`proofbook.models.pointer.CopyBart`, See et al. 2017), with the book's training
-settings otherwise, and measures both on the training claims that model selection holds apart (never the
-evaluation claims):
+scratch; without a copy head they learn a prior over titles and do not copy a title from their input over the
+prefix tree of all corpus titles.  The book's models have one (``TrainingSettings.hop_copy``: a
+pointer-generator distribution, :class:`proofbook.models.pointer.CopyBart`, See et al. 2017).  This script
+trains the components both ways (the book's settings otherwise) and measures them on the training claims that
+model selection holds apart (never the evaluation claims), beyond what the retrieval chapter shows:
 
 * title accuracy at hop 0 (claim -> title) and hop 1 (claim + sentences -> next title): the best beam
   (top-1) and any of the first five beams (top-5) is a gold title not yet in the input, decoding over
@@ -30,86 +30,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import json
 import sys
 import time
 from pathlib import Path
-from unittest import mock
 
 from proofbook.admiral.retrieval import retrieval_experiments as rx
-from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever
-from proofbook.admiral.retrieval.hop_examples import make_examples, title_and_text
+from proofbook.admiral.retrieval.hop_examples import written_in
 from proofbook.admiral.retrieval.metrics import per_claim_metrics
 from proofbook.admiral.retrieval.multihop import Admiral, MentionsOnly
 from proofbook.admiral.retrieval.tasks import load_task, smoke_task
 from proofbook.core import intervals
-from proofbook.core.cache import ArtifactCache, fingerprint
-from proofbook.core.codecs import object_codec
+from proofbook.core.cache import ArtifactCache
 from proofbook.core.paths import resolve_data_dir
-from proofbook.models.pointer import CopyBart
 
 DATASETS = ("hover", "feverous_s")
-
-
-def train_copy_model(tasks, hop: int, settings: rx.TrainingSettings) -> AutoregressiveRetriever:
-    """The book's hop-model training (``_train_hop_model``: same examples, sizes and optimiser), with the small
-    BART built with ``copy=True``."""
-    with_copy = functools.partial(AutoregressiveRetriever.from_scratch, copy=True)
-    with mock.patch.object(AutoregressiveRetriever, "from_scratch", with_copy):
-        model = rx._train_hop_model(tasks, hop, settings)
-    assert isinstance(model.model, CopyBart), type(model.model)
-    return model
-
-
-def copy_models(tasks, settings, epochs: int, cache: ArtifactCache) -> dict[int, AutoregressiveRetriever]:
-    data = fingerprint([(task.dataset, task.train, task.corpus.titles, task.corpus.n_sentences()) for task in tasks])
-    codec = object_codec(AutoregressiveRetriever)
-    with_epochs = dataclasses.replace(settings, hop_epochs=epochs)
-    return {hop: cache.get_or_build("copy-title-model-trial",
-                                    settings.cache_config(train=data, hop=hop, copy=True, epochs=epochs),
-                                    lambda hop=hop: train_copy_model(tasks, hop, with_epochs),
-                                    codec.save, codec.load)
-            for hop in (0, 1)}
-
-
-def held_apart(task, settings) -> list:
-    """The training claims model selection holds apart (a smoke task has none: its first four claims)."""
-    return rx._carve(task.train, settings.dev_fraction)[1] or task.train[:4]
-
-
-def copyable(example) -> bool:
-    """Whether the example's gold title (any valid one) is written in its input: claim or sentence texts."""
-    text = " ".join([example.claim] + [title_and_text(s)[1] for s in example.sentences]).lower()
-    return any(title.lower() in text for title in example.valid_titles)
-
-
-def title_rows(task, models: dict[str, AutoregressiveRetriever], hop: int, settings, beam: int) -> list[dict]:
-    """Top-1 / top-5 title accuracy of each model on ``task``'s held-apart training claims at ``hop``."""
-    examples = make_examples(held_apart(task, settings), task.corpus, hop, seed=settings.seed, max_orderings=1)
-    if not examples:
-        return []
-    rows, hits = [], {}
-    for name, model in models.items():
-        model = rx.for_corpus(model, task)
-        outputs = model.generate_batch([(e.claim, e.sentences) for e in examples], beam=beam, num_return=beam)
-        for k in (1, 5):
-            hits[name, k] = [float(any(b.title in e.valid_titles for b in beams[:k]))
-                             for beams, e in zip(outputs, examples)]
-            base = {"dataset": task.dataset, "split": "train-held-apart", "system": name}
-            rows += intervals.mean_rows(base, f"hop{hop}_top{k}", hits[name, k], settings.seed)
-    for k in (1, 5):
-        rows += intervals.difference_rows({"dataset": task.dataset, "split": "train-held-apart"}, "copy", "no-copy",
-                                          f"hop{hop}_top{k}", hits["copy", k], hits["no-copy", k], settings.seed)
-    flags = [float(copyable(e)) for e in examples]
-    rows += intervals.mean_rows({"dataset": task.dataset, "split": "train-held-apart", "system": "gold"},
-                                f"hop{hop}_copyable", flags, settings.seed)
-    for name in models:
-        copied = [h for h, f in zip(hits[name, 1], flags) if f]
-        if copied:
-            rows += intervals.mean_rows({"dataset": task.dataset, "split": "train-held-apart", "system": name},
-                                        f"hop{hop}_top1_when_copyable", copied, settings.seed)
-    return rows
 
 
 class Masked:
@@ -118,7 +53,7 @@ class Masked:
     ``seen`` maps a claim to those pages (the initial top documents); decoding is over every other corpus
     title, a few queries at a time (a per-query tree of the whole corpus is large)."""
 
-    def __init__(self, model: AutoregressiveRetriever, titles, seen: dict[str, set]):
+    def __init__(self, model, titles, seen: dict[str, set]):
         self.model, self.titles, self.seen = model, list(titles), seen
 
     def generate_batch(self, queries, beam: int = 25, candidates=None, **kwargs):
@@ -128,12 +63,6 @@ class Masked:
             lists = [[t for t in self.titles if t not in self.seen[claim]] for claim, _ in chunk]
             out += self.model.generate_batch(chunk, beam=beam, candidates=lists, **kwargs)
         return out
-
-
-def written(title: str, claim: str, sentences) -> bool:
-    """Whether ``title`` is written (case-insensitively) in the claim or the sentences' texts."""
-    text = " ".join([claim] + [title_and_text(s)[1] for s in sentences]).lower()
-    return title.lower() in text
 
 
 def trace_rows(task, name: str, run, hop_model, linker: Admiral, claims, settings) -> list[dict]:
@@ -153,12 +82,12 @@ def trace_rows(task, name: str, run, hop_model, linker: Admiral, claims, setting
                   "input_has_gold_sentence_of_seen_page": any(s.title in claim.gold_titles and s.title in seen
                                                               for s in hop.input_sentences),
                   "raw_titles_already_retrieved": sum(t in seen for t in titles) / max(1, len(titles)),
-                  "kept_written_in_input": (sum(written(t, trace.claim, hop.input_sentences) for t in hop.new_documents)
+                  "kept_written_in_input": (sum(written_in(t, trace.claim, hop.input_sentences) for t in hop.new_documents)
                                             / max(1, len(hop.new_documents)))}
         if missing:
             ranks = [i for i, t in enumerate(titles) if t in missing]
             record.update({
-                "missing_written_in_input": any(written(g, trace.claim, hop.input_sentences) for g in missing),
+                "missing_written_in_input": any(written_in(g, trace.claim, hop.input_sentences) for g in missing),
                 "missing_in_narrowed_candidates": bool(set(missing) & set(linker.linked_titles(trace.claim,
                                                                                                hop.input_sentences))),
                 "missing_in_raw_beams": bool(ranks),
@@ -171,8 +100,9 @@ def trace_rows(task, name: str, run, hop_model, linker: Admiral, claims, setting
 
 
 def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]:
-    """Recall@5 (and the rest of the book's retrieval metrics) of the loop on held-apart HoVer training claims."""
-    claims = held_apart(task, settings)
+    """Recall@5 (and the rest of the book's retrieval metrics) of the loop on held-apart HoVer training claims;
+    ``components`` without the copy head, ``copy`` the hop models with it."""
+    claims = rx.held_apart(task, settings)
     texts, ids = [c.claim for c in claims], [c.id for c in claims]
     linked = rx.book_config(smoke)
     full = dataclasses.replace(linked, hop_titles="corpus")
@@ -230,28 +160,27 @@ def loop_rows(task, components, copy: dict, settings, smoke: bool) -> list[dict]
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", default=None, help="the data directory (default: $PROOFBOOK_DATA, else data/)")
-    parser.add_argument("--epochs", type=int, default=None, help="copy models' epochs (default: the book's)")
     parser.add_argument("--beam", type=int, default=25, help="beam of the title-accuracy decoding")
     parser.add_argument("--output", default=None, help="write the result rows here as JSON")
     parser.add_argument("--smoke", action="store_true", help="a few claims and tiny models")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     settings = rx.TrainingSettings.smoke() if args.smoke else rx.TrainingSettings()
-    epochs = args.epochs or settings.hop_epochs
     data_path = resolve_data_dir(args.data_dir)
     tasks = [load_task(name, data_path) for name in DATASETS]
     if args.smoke:
         tasks = [smoke_task(task) for task in tasks]
     cache = ArtifactCache()
-    components = rx.train_components(tasks, settings, cache)
-    copy = copy_models(tasks, settings, epochs, cache)
+    with_copy = rx.train_components(tasks, dataclasses.replace(settings, hop_copy=True), cache)
+    components = rx.train_components(tasks, dataclasses.replace(settings, hop_copy=False), cache)
+    copy = {hop: with_copy.hop_models[hop] for hop in (0, 1)}
     rows = []
     for task in tasks:
         for hop in (0, 1):
-            rows += title_rows(task, {"no-copy": components.hop_models[hop], "copy": copy[hop]}, hop, settings,
-                               args.beam)
+            rows += rx.title_accuracy_rows(task, {"no-copy": components.hop_models[hop], "copy": copy[hop]}, hop,
+                                           settings, args.beam)
     rows += loop_rows(tasks[0], components, copy, settings, args.smoke)
-    summary = {"settings": dataclasses.asdict(settings), "copy_epochs": epochs, "beam": args.beam,
+    summary = {"settings": dataclasses.asdict(settings), "beam": args.beam,
                "seconds": round(time.perf_counter() - started, 1), "rows": rows}
     if args.output:
         Path(args.output).write_text(json.dumps(summary, indent=1), encoding="utf-8")

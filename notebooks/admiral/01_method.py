@@ -43,6 +43,12 @@
 # : later iterations' model: it reads the claim and the reranked sentences `E1`...`E4` and writes
 #   `< Ei > [ Title ]`, the pointer to the sentence it builds on and the next page's title.
 #
+# copy head
+# : a part of the book's title models (a pointer-generator): at each step the next token is either generated
+#   from the vocabulary or copied from the input, in a learned mix; the *copied share* of a title is how much of
+#   its probability came by copying.  GENRE learned to copy in pre-training; the small models trained here need
+#   the head to do it.
+#
 # beam
 # : the best partial outputs kept at each decoding step (the chapter's hops keep {glue:text}`hop_beam`); the
 #   finished ones, best first,
@@ -68,6 +74,8 @@ sample_seed = 0
 n_examples = 10
 
 # %%
+import dataclasses
+
 import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
@@ -194,10 +202,11 @@ decoding_steps(model, len(hop.input_sentences), best, titles=linked) if best els
 
 # %% [markdown]
 # The beams (beam 25; titles already retrieved in iteration 1 removed), with their length-normalised
-# log-probabilities:
+# log-probabilities and the share of each title's probability that came by copying from the input (`copied`):
 
 # %%
-beams_frame(hop.beams, example.gold_titles, top=n_examples)
+copied = model.copy_shares([(example.claim, hop.input_sentences)], [hop.beams[:n_examples]])[0]
+beams_frame(hop.beams, example.gold_titles, top=n_examples).assign(copied=[round(c, 3) for c in copied])
 
 # %% [markdown]
 # The first 5 new titles are kept; their sentences are reranked with the claim plus the sentence the beam
@@ -221,8 +230,39 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral-mentions
 
 # %% [markdown]
 # With the hop, the top 5 hold {glue:text}`found5` of the claim's gold documents; iteration 1 alone held
-# {glue:text}`found5_initial`.  One claim shows the mechanism, not the method's worth: the experiments chapter
-# measures it on every evaluation claim, and the error analysis looks at where it fails.
+# {glue:text}`found5_initial`.
+#
+# ## The paper's search space: the full prefix tree
+#
+# The paper's hop decodes over the prefix tree of *every* corpus title ({glue:text}`n_titles` here), not the
+# linked ones.  The same hop model, from the same iteration 1, over the full tree (`admiral`), and the model
+# trained without the copy head (`admiral-nocopy`) beside it:
+
+# %%
+full_config = dataclasses.replace(config, hop_titles="corpus")
+full_hops = {}
+for name, nocopy in (("admiral", False), ("admiral-nocopy", True)):
+    full = retrieval_experiments.build_admiral(hover, components, full_config, nocopy=nocopy, index=retriever.index)
+    [full_trace] = full.retrieve_many([example.claim], progress=False, initial=[trace])
+    full_hops[name] = (full.hop_models[1], full_trace)
+glue("n_titles", len(hover.corpus.titles), display=False)
+frames = {}
+for name, (hop_model, full_trace) in full_hops.items():
+    full_hop = full_trace.hops[0]
+    shares = hop_model.copy_shares([(example.claim, full_hop.input_sentences)], [full_hop.beams[:n_examples]])[0]
+    frames[name] = beams_frame(full_hop.beams, example.gold_titles, top=n_examples).assign(
+        copied=[None if c is None else round(c, 3) for c in shares])
+    for k in (2, 5, 10):
+        results.add("hover", "dev", name, f"recall@{k}", float(recall_at_k(full_trace.ranking(), example.gold_titles, k)), 1)
+pd.concat(frames, names=["system", "rank"])
+
+# %% [markdown]
+# *Table: the hop's first beams over the full tree, with (`admiral`) and without (`admiral-nocopy`) the copy head;
+# `copied` is empty for a model that cannot copy.*
+#
+# A model that can copy writes titles found in its input: names in the claim or in the sentences above.  One
+# claim shows the mechanism, not the method's worth: the experiments chapter measures every system on every
+# evaluation claim, and the error analysis looks at where they fail.
 
 # %% [markdown]
 # ## Exercises

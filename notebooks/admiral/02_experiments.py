@@ -11,9 +11,10 @@
 # |---|---|
 # | `bm25` | BM25 over whole pages (AdMIRaL's reference config k1=0.9, b=0.1), top 100 |
 # | `initial` | iteration 1: BM25 + titles generated from the claim alone (the GENRE step), reranked by the sentence reranker |
-# | `admiral` | the paper's method: iteration 1, then one autoregressive hop conditioned on the claim and the selected sentences, decoding over the prefix tree of *all* corpus titles |
+# | `admiral` | the paper's method: iteration 1, then one autoregressive hop conditioned on the claim and the selected sentences, decoding over the prefix tree of *all* corpus titles (the title models have a copy head, below) |
 # | `admiral-top1` | only the best beam of the hop (paper Table 3, "Top-1") |
 # | `admiral-notjoint` | a hop model trained and decoded without sentence pointers (paper Table 3, "Not-joint") |
+# | `admiral-nocopy` | `admiral` with a hop model that has no copy head (the same iteration 1) |
 # | `admiral-mentions` | the stand-in: `admiral` with each hop's tree narrowed to the titles its input sentences mention (see below); also `admiral-mentions-top1`, `admiral-mentions-notjoint` |
 # | `mentions-only` | `admiral-mentions` without the title model: the same narrowed candidate titles of the hop, ranked by the sentence reranker's best sentence of each page |
 # | `dense-mdr` | an MDR-style dense two-hop baseline with pretrained MiniLM sentence embeddings (no training) |
@@ -32,22 +33,30 @@
 #   distractors (`feverous_s+distractors`).  Recall numbers are therefore **not comparable** with the paper's;
 #   the *gains* over the initial retrieval are what we compare.
 # - **Small models trained here.** The paper's reranker is monoT5 and its generator GENRE/BART-large.  Here the
-#   reranker is a MiniLM cross-encoder and the title generator a seq2seq model trained on this machine.  They
+#   reranker is a MiniLM cross-encoder and the title generator a small seq2seq model with a copy head, trained on
+#   this machine.  They
 #   learn from the 60% training part of the HoVer and FEVEROUS-S dev claims (the official training sets are not
 #   available).
 # - **Evaluation claims** are the 40% of the dev claims chosen by `int(sha1(id), 16) % 5 >= 3`, restricted to
 #   those whose gold pages are all in the corpus; `limit` of them per dataset (documented below).
 
 # %% [markdown]
+# ### Title models that can copy
+#
+# The paper's hop model decodes over the prefix tree of all corpus titles.  GENRE writes a title it reads in its
+# input (an entity named in the claim or in a retrieved sentence) because BART-large learned to copy in
+# pre-training on Wikipedia.  A small seq2seq model trained from scratch on about a thousand claims does not learn
+# that: it learns a prior over titles and, over the full tree, ranks the gold title of HoVer's second hop first
+# for none of the held-apart claims.  So the book's title models have a **copy head** (a pointer-generator, See et
+# al. 2017; `proofbook.models.pointer.CopyBart`): at every step the next-token distribution is a learned mix of
+# generating a token and copying one of the input's tokens, and the prefix tree then allows only tokens that
+# continue a title, as before.  The search space stays the paper's: every corpus title, at every hop.
+# `admiral-nocopy` runs the same hop with a model trained without the copy head, and the section *The copy head,
+# measured* compares the two on training claims that model selection holds apart.
+#
 # ### Linked titles at each hop
 #
-# The paper's hop model decodes over the prefix tree of all corpus titles.  Our title models, trained from
-# scratch on a CPU, do not learn to copy a title from their input: on HoVer's second hop they do not rank the
-# gold title first for any held-apart claim, with or without copy pre-training (the measurement is described in
-# `proofbook.admiral.retrieval.multihop`'s docstring).  GENRE gets that skill from BART-large pre-trained on
-# Wikipedia's hyperlinks.
-#
-# So the chapter also runs a stand-in, `admiral-mentions`, that narrows each hop's tree to the titles *mentioned*
+# The chapter also runs a stand-in, `admiral-mentions`, that narrows each hop's tree to the titles *mentioned*
 # in its input sentences (our closed-corpus stand-in for hyperlinks).  The model still picks, orders and points,
 # and the new pages' sentences are reranked with the pointed sentence as context.
 #
@@ -105,13 +114,58 @@ pd.DataFrame([t.summary() for t in tasks.values()]).set_index("dataset")
 # ## Training the components
 #
 # One sentence reranker and one title model per hop (hop 0 = the GENRE step; hop 1 = the first
-# autoregressive hop; plus hop 1 without pointers for the ablation), trained on the training claims of HoVer
-# and FEVEROUS-S together; model selection uses 10% of those training claims, never evaluation claims.
+# autoregressive hop; plus hop 1 without pointers for the ablation, and hop 1 without the copy head for
+# comparison), trained on the training claims of HoVer and FEVEROUS-S together; model selection uses 10% of
+# those training claims, never evaluation claims.
 
 # %%
 components = retrieval_experiments.train_components([tasks["hover"], tasks["feverous_s"]], settings)
 train_seconds = pd.Series(components.train_seconds, name="seconds (0 if loaded from the cache)").round(1)
 train_seconds.to_frame()
+
+# %% [markdown]
+# ### The copy head, measured
+#
+# Before the copy head was adopted it was measured where model selection looks, never on evaluation claims: on
+# the 10% of the training claims held apart, the hop-1 model reads the claim and the gold sentences of one gold
+# page and writes the next title over the full prefix tree of its corpus (beam {glue:text}`hop_beam`).  A hit
+# is a gold page not yet in its input, as the best beam (`hop1_top1`) or among the first five (`hop1_top5`);
+# `hop1_copyable` is the share of inputs in which a gold title is written.
+
+# %%
+copy_rows = [row for name in ("hover", "feverous_s")
+             for row in retrieval_experiments.title_accuracy_rows(
+                 tasks[name], retrieval_experiments.title_models(components, hop=1), 1, settings, beam=config.beam)]
+for row in copy_rows:
+    results.add(**row)
+glue("hop_beam", config.beam, display=False)
+
+
+def held_apart(dataset, system, metric):
+    return results.value(dataset, "train-held-apart", system, metric)
+
+
+for metric in ("hop1_top1", "hop1_top5"):
+    glue(f"copy_{metric}", f"{held_apart('hover', 'copy', metric):.3f}", display=False)
+    glue(f"nocopy_{metric}", f"{held_apart('hover', 'no-copy', metric):.3f}", display=False)
+    glue(f"copy_gain_{metric}", "{:+.3f} (95% interval {:+.3f} to {:+.3f})".format(
+        *(held_apart("hover", "copy-vs-no-copy", metric + bound) for bound in ("", intervals.LOW, intervals.HIGH))),
+        display=False)
+glue("copyable_hover", f"{held_apart('hover', 'gold', 'hop1_copyable'):.0%}", display=False)
+glue("n_held_apart_hover", next(r["n"] for r in copy_rows if (r["dataset"], r["system"], r["metric"])
+                                == ("hover", "copy", "hop1_top1")), display=False)
+intervals.interval_table(copy_rows, ["hop1_top1", "hop1_top5", "hop1_copyable"])
+
+# %% [markdown]
+# *Table: hop-1 title accuracy on the held-apart training claims (95% bootstrap intervals), the model with the
+# copy head (`copy`, the book's) and without it (`no-copy`), and the share of inputs that hold a gold title
+# (`gold`).*
+#
+# On HoVer's {glue:text}`n_held_apart_hover` held-apart claims, a gold title is written in
+# {glue:text}`copyable_hover` of the hop's inputs.  The model with the copy head puts a gold title first for
+# {glue:text}`copy_hop1_top1` of them and among its first five for {glue:text}`copy_hop1_top5`; without it,
+# {glue:text}`nocopy_hop1_top1` and {glue:text}`nocopy_hop1_top5` (difference at top-1:
+# {glue:text}`copy_gain_hop1_top1`, paired over the same claims).
 
 # %% [markdown]
 # ## Running every system
@@ -126,10 +180,10 @@ for name, task in tasks.items():
     for system, seconds in run.seconds.items():
         results.add(name, "dev", system, "seconds_per_claim", seconds, len(claims))
 
-rows = [vars(row) for row in results.rows]
+rows = [vars(row) for row in results.rows if row.split == "dev"]
 system_rows = [row for row in rows if "-vs-" not in row["system"]]
 table = results.table().reset_index()
-table = table[~table.system.str.contains("-vs-")]
+table = table[~table.system.str.contains("-vs-") & (table.split == "dev")]
 metrics = ["recall@2", "recall@5", "recall@10", "f1@5", "em"]
 intervals.interval_table(system_rows, metrics)
 
@@ -178,9 +232,9 @@ def recall(dataset, system, k=5, bound=""):
     return results.value(dataset, "dev", system, f"recall@{k}{bound}")
 
 
-def with_interval(dataset, system):
+def with_interval(dataset, system, k=5):
     return "{:+.3f} (95% interval {:+.3f} to {:+.3f})".format(
-        *(recall(dataset, system, 5, bound) for bound in ("", intervals.LOW, intervals.HIGH)))
+        *(recall(dataset, system, k, bound) for bound in ("", intervals.LOW, intervals.HIGH)))
 
 
 for d in tasks:
@@ -190,7 +244,12 @@ for d in tasks:
         glue(f"{name}_{d}", f"{recall(d, system):.3f}", display=False)
 for d in retrieval_experiments.FULLTRIE_DATASETS:
     glue(f"admiral5_{d}", f"{recall(d, 'admiral'):.3f}", display=False)
+    glue(f"nocopy5_{d}", f"{recall(d, 'admiral-nocopy'):.3f}", display=False)
     glue(f"paper_gain5_{d}", with_interval(d, "admiral-vs-initial"), display=False)
+    glue(f"paper_gain10_{d}", with_interval(d, "admiral-vs-initial", 10), display=False)
+    for k in (5, 10):
+        glue(f"copy_vs_nocopy{k}_{d}", with_interval(d, "admiral-vs-admiral-nocopy", k), display=False)
+        glue(f"admiral_vs_mentions{k}_{d}", with_interval(d, "admiral-vs-mentions-only", k), display=False)
 glue("model_vs_mentions_hover", with_interval("hover", "admiral-mentions-vs-mentions-only"), display=False)
 glue("n_claims", n_claims, display=False)
 chapter_claims = paper_claims.chapter_verdicts(results)
@@ -199,8 +258,8 @@ for found in chapter_claims:
 
 # %%
 paper = {"hover": 0.091, "feverous_s": 0.169, "feverous_s+distractors": 0.169}
-ran = [(system, d) for system in ("admiral", "admiral-mentions") for d in tasks
-       if system != "admiral" or d in retrieval_experiments.FULLTRIE_DATASETS]
+ran = [(system, d) for system in ("admiral", "admiral-nocopy", "admiral-mentions") for d in tasks
+       if system == "admiral-mentions" or d in retrieval_experiments.FULLTRIE_DATASETS]
 comparison = pd.DataFrame([{
     "system": system, "dataset": d, "paper: gain (full Wikipedia)": paper[d],
     "this run: gain at recall@5": recall(d, f"{system}-vs-initial"),
@@ -212,8 +271,9 @@ comparison.style.format("{:+.3f}")
 
 # %% [markdown]
 # *Table: the gain of the hop over the initial retrieval, the paper's on full Wikipedia against this run's on
-# the pooled corpora, for the paper's method (`admiral`) and the stand-in (`admiral-mentions`) (recall@5 and
-# recall@10; the interval is the paired 95% bootstrap over the same claims).*
+# the pooled corpora, for the paper's method (`admiral`), the same without the copy head (`admiral-nocopy`) and
+# the stand-in (`admiral-mentions`) (recall@5 and recall@10; the interval is the paired 95% bootstrap over the
+# same claims).*
 #
 # The paper's claims that this chapter tests, each decided by the rule of the reproduction report twice: for
 # the paper's method (`systems`: decoding each hop over the prefix tree of all titles, `admiral`) and
@@ -224,19 +284,31 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
                                            "stand-in", "stand-in run", "stand-in verdict"]]
 
 # %% [markdown]
-# On HoVer, the paper's method `admiral`, decoding each hop over the prefix tree of *all* titles, reaches
-# recall@5 {glue:text}`admiral5_hover` against {glue:text}`initial5_hover` for the initial retrieval
-# ({glue:text}`paper_gain5_hover`) and {glue:text}`bm25_5_hover` for BM25 alone; on FEVEROUS-S with distractors
-# the change is {glue:text}`paper_gain5_feverous_s+distractors` ({glue:text}`initial5_feverous_s+distractors` to
-# {glue:text}`admiral5_feverous_s+distractors`).  The paper's FEVEROUS-S number has no separate "with
-# distractors" variant: the same +0.169 is shown against both of our FEVEROUS-S corpora.
+# On HoVer, the paper's method `admiral`, decoding each hop over the prefix tree of *all* titles with the copy
+# head, reaches recall@5 {glue:text}`admiral5_hover` against {glue:text}`initial5_hover` for the initial retrieval
+# ({glue:text}`paper_gain5_hover`) and {glue:text}`bm25_5_hover` for BM25 alone; at recall@10 the change is
+# {glue:text}`paper_gain10_hover`.  On FEVEROUS-S with distractors the change at recall@5 is
+# {glue:text}`paper_gain5_feverous_s+distractors` ({glue:text}`initial5_feverous_s+distractors` to
+# {glue:text}`admiral5_feverous_s+distractors`), at recall@10 {glue:text}`paper_gain10_feverous_s+distractors`.
+# The paper's FEVEROUS-S number has no separate "with distractors" variant: the same +0.169 is shown against both
+# of our FEVEROUS-S corpora.
+#
+# **What the copy head adds.** Without it (`admiral-nocopy`, the same iteration 1) the hop reaches recall@5
+# {glue:text}`nocopy5_hover` on HoVer; the copy head against it: {glue:text}`copy_vs_nocopy5_hover` at recall@5
+# and {glue:text}`copy_vs_nocopy10_hover` at recall@10 (on FEVEROUS-S with distractors
+# {glue:text}`copy_vs_nocopy5_feverous_s+distractors` and {glue:text}`copy_vs_nocopy10_feverous_s+distractors`).
+# Why recall@5 and recall@10 can disagree: the ranked list puts the hop's new pages -- the first 5 titles it
+# writes that were not retrieved before, as in the paper -- before the rest of the initial list, so five new
+# pages that hold no gold page push gold pages of the initial retrieval out of the top 5, while the top 10 keeps
+# room for both.
 #
 # The stand-in `admiral-mentions` reaches {glue:text}`mentions_admiral5_hover` on HoVer
 # ({glue:text}`gain5_hover`) and {glue:text}`mentions_admiral5_feverous_s+distractors` on FEVEROUS-S with
-# distractors ({glue:text}`gain5_feverous_s+distractors`).  With a title model that has learned only a prior
-# over titles, the full tree brings back pages unrelated to the claim; what gain there is comes from restricting
-# the hop to the pages its input sentences mention -- the part of GENRE's skill (copying a linked entity's
-# title) that our models lack.
+# distractors ({glue:text}`gain5_feverous_s+distractors`).  It keeps only the titles its input sentences mention,
+# and usually fewer than five new pages; the paper's full tree with the copy head takes its titles from the same
+# input without that restriction.  Against the string matching alone (`mentions-only`), `admiral` differs by
+# {glue:text}`admiral_vs_mentions5_hover` at recall@5 and {glue:text}`admiral_vs_mentions10_hover` at recall@10
+# on HoVer.
 
 # %% [markdown]
 # **What the model adds.** Narrowing the tree is a string-matching step that the paper does not have, so
@@ -261,8 +333,9 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # - The pooled corpora are thousands of pages, not millions, and every page is the gold page of some claim:
 #   BM25 is much stronger here than on Wikipedia, so the initial retrieval leaves less to gain.
 # - A title model trained on about a thousand claims on a CPU knows far fewer titles than GENRE/BART trained on
-#   all of Wikipedia's hyperlinks and the full training sets; here it does not learn to copy a title from its
-#   input at all, which is why the stand-in `admiral-mentions` uses the linked titles (above).
+#   all of Wikipedia's hyperlinks and the full training sets; without a copy head it does not learn to copy a
+#   title from its input at all (`admiral-nocopy`), and with one it copies through an attention learned from
+#   those thousand claims only.
 # - The paper's "2-hop recall" keeps all retrieved documents of two iterations; our ranked list interleaves
 #   them by the rule in `proofbook.admiral.retrieval.multihop` so that recall@k compares equal list lengths.
 #

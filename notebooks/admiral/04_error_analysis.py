@@ -12,7 +12,7 @@
 # experiments chapter (read from the artifact cache; computed here with the same settings if absent).
 #
 # **System.** AdMIRaL here is the paper's method, `admiral`: each hop decodes over the prefix tree of all corpus
-# titles.  The experiments chapter also runs a stand-in, `admiral-mentions`, that narrows each hop to the titles
+# titles, with a title model that can copy from its input (the experiments chapter says why).  The experiments chapter also runs a stand-in, `admiral-mentions`, that narrows each hop to the titles
 # its input sentences mention; the figure below sets the two side by side, and an exercise reads the stand-in's
 # traces.
 
@@ -101,6 +101,38 @@ glue("top_stage", most_common_text(hover_errors.to_dict("records")), display=Fal
 
 # %% [markdown]
 # On HoVer, the most common fate of a missing gold document is {glue:text}`top_stage`.
+#
+# ## Could the hop have copied the missing title?
+#
+# The title models have a copy head: a title written in the hop's input (the claim and the sentences it reads)
+# can be copied token by token, any other has to be generated from what the model learned of the titles.  For
+# each missing gold document, whether its title is written in that input (`copyable`), by the stage that lost
+# it:
+
+# %%
+errors["copyable"] = errors["written_in_hop_input"].map({True: "written in the hop's input", False: "not written"})
+copy_table = errors.groupby(["dataset", "stage", "copyable"]).size().unstack(fill_value=0)
+for dataset, part in errors.groupby("dataset"):
+    base = {"dataset": dataset, "split": "dev", "system": "admiral"}
+    results.extend(intervals.mean_rows(base, "missing_docs_copyable", part["written_in_hop_input"].astype(float).tolist(),
+                                       seed))
+    for stage in ("not found", "generated, not kept"):
+        flags = part.loc[part.stage == stage, "written_in_hop_input"].astype(float).tolist()
+        if flags:
+            results.extend(intervals.mean_rows(base, f"missing_docs_copyable/{stage}", flags, seed))
+hover_copyable = hover_errors["written_in_hop_input"]
+never = hover_errors[hover_errors.stage == "not found"]["written_in_hop_input"]
+glue("copyable_missing", f"{hover_copyable.sum()} of {len(hover_copyable)}", display=False)
+glue("copyable_never", f"{never.sum()} of {len(never)}", display=False)
+copy_table
+
+# %% [markdown]
+# *Table: missing gold documents of `admiral`'s top 5 by stage and by whether the title is written in the hop's
+# input (the claim or the sentences the hop read).*
+#
+# On HoVer, {glue:text}`copyable_missing` missing gold titles were written in the hop's input; of the documents
+# no stage found at all, {glue:text}`copyable_never`.  A copyable title that was never generated is one the copy
+# head did not take; a title that is not written anywhere in the input is one the model would have had to know.
 #
 # ## Ambiguous titles
 #

@@ -100,6 +100,7 @@ def test_explain_admiral_smoke_json_and_html(smoke_cache, real_data_dir, example
     assert trace["claim"] == claim and trace["bm25"] and trace["ranking"]
     assert len(trace["sufficiency"]) == trace["iterations"] == 1 + len(trace["hops"])
     assert all({"sufficient", "proofs", "kept", "threshold", "score"} <= set(d) for d in trace["sufficiency"])
+    assert all(0 <= beam["copied"] <= 1 for hop in trace["hops"] for beam in hop["beams"])   # the hop models copy
     # --json keeps full precision; the text the command prints for this trace and the page round to 3 decimals
     assert full_precision([r["score"] for r in trace["bm25"]] + [s["score"] for s in trace["selected"]])
     text = explain.TEXT["admiral"](trace)

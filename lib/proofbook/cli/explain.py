@@ -5,7 +5,9 @@ question of the reader's own, on the command line, with the models that ``make b
 
 - ``explain admiral "CLAIM"``: AdMIRaL's retrieval loop on HoVer's pooled corpus (Aly & Vlachos 2022, §3):
   BM25's pages, the titles generated from the claim (the GENRE step), the reranked sentences, each hop's
-  beams (titles with their scores and sentence pointers) and new sentences, the natural-logic sufficiency
+  beams (titles with their scores, sentence pointers and how much of each title came by copying from the
+  input, :meth:`~proofbook.admiral.retrieval.autoregressive.AutoregressiveRetriever.copy_shares`) and new
+  sentences, the natural-logic sufficiency
   decision after every iteration with its proofs (§3.3: the loop stops when the evidence suffices), and
   the final ranking.  By default the paper's method (``admiral`` with ``suff-natlog``: each hop decodes over
   every corpus title, proofs are generated); ``--stand-in`` runs the book's stand-ins instead
@@ -144,8 +146,9 @@ def _sentence(sentence, score: float | None = None) -> dict:
     return row if score is None else {**row, "score": float(score)}
 
 
-def _beam(beam) -> dict:
-    return {"title": beam.title, "score": float(beam.score), "pointers": list(getattr(beam, "pointers", ()))}
+def _beam(beam, copied: float | None = None) -> dict:
+    row = {"title": beam.title, "score": float(beam.score), "pointers": list(getattr(beam, "pointers", ()))}
+    return row if copied is None else {**row, "copied": round(float(copied), 3)}
 
 
 # --- AdMIRaL ---------------------------------------------------------------------------------------
@@ -186,6 +189,8 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
     trace = retriever.retrieve(claim)
     decisions = rule.decide_many([claim] * trace.iterations, selections(trace, config.top_sentences))
     seconds = time.perf_counter() - start
+    hop_model = retriever.hop_models[1]
+    copied = [hop_model.copy_shares([(claim, hop.input_sentences)], [hop.beams[:12]])[0] for hop in trace.hops]
     return {
         "claim": claim, "corpus": f"{tasks[0].dataset} ({len(tasks[0].corpus.titles)} pages)",
         "system": "admiral-mentions with suff-aligned (the book's stand-ins)" if stand_in else
@@ -195,8 +200,10 @@ def explain_admiral(claim: str, data_dir=None, smoke: bool = False, seed: int = 
         "reranked_documents": list(trace.reranked_documents),
         "selected": [_sentence(s, score) for s, score in trace.initial_selected],
         "hops": [{"iteration": hop.iteration, "input_sentences": [_sentence(s) for s in hop.input_sentences],
-                  "beams": [_beam(b) for b in hop.beams[:12]], "new_documents": list(hop.new_documents),
-                  "new_sentences": [_sentence(s, score) for s, score in hop.new_sentences[:5]]} for hop in trace.hops],
+                  "beams": [_beam(b, c) for b, c in zip(hop.beams[:12], shares)],
+                  "new_documents": list(hop.new_documents),
+                  "new_sentences": [_sentence(s, score) for s, score in hop.new_sentences[:5]]}
+                 for hop, shares in zip(trace.hops, copied)],
         "sufficiency": [{"iteration": i + 1, "sufficient": d.sufficient, "threshold": float(rule.threshold),
                          "score": None if d.score is None else float(d.score),
                          "proofs": [p.to_text() for p in d.proofs], "kept": len(d.kept)}
@@ -215,8 +222,10 @@ def _admiral_text(out: dict) -> str:
     lines += [f"  {s['score']:.3f}  [{s['title']} {s['sentence']}] {s['text']}" for s in out["selected"]]
     for hop, decision in zip([None] + out["hops"], out["sufficiency"]):
         if hop is not None:
-            lines += ["", f"iteration {hop['iteration']}: beams (title, score, pointers):"]
+            lines += ["", f"iteration {hop['iteration']}: beams (title, score, pointers; copied: the share of the "
+                          "title's probability that came by copying from the input):"]
             lines += [f"  {b['score']:8.3f}  {b['title']}  {' '.join(f'E{p}' for p in b['pointers'])}"
+                      + (f"  copied {b['copied']:.0%}" if "copied" in b else "")
                       for b in hop["beams"]] or ["  (no beam: no candidate title)"]
             lines += ["  new documents: " + ("; ".join(hop["new_documents"]) or "(none)"), "  new sentences:"]
             lines += [f"    {s['score']:.3f}  [{s['title']} {s['sentence']}] {s['text']}" for s in hop["new_sentences"]]

@@ -366,3 +366,28 @@ def test_examples_and_constrained_generation_on_real_hover(real_data_dir):
     evaluation = make_examples(task.evaluation[:8], task.corpus, hop=1, orderings="given", seed=0)
     for example, beams in zip(evaluation, model.generate_batch([(e.claim, e.sentences) for e in evaluation], beam=5)):
         _check_beams(beams, task.corpus, len(example.sentences))
+
+
+@pytest.mark.unit
+def test_copy_shares_split_each_title_between_copying_and_generation(tiny, corpus, claims):
+    """The share is read from the copy head's own gate: forced open (all generation) it is 0, forced shut (all
+    copying) it is 1; a model without a copy head has none."""
+    import torch
+
+    model = AutoregressiveRetriever.from_scratch(corpus.titles, hop=1, d_model=32, layers=1, heads=2, ffn_dim=64,
+                                                 dropout=0.0, seed=0, max_input_length=128, device="cpu", copy=True)
+    assert model.copies and not tiny.copies
+    queries = [(claims[1].claim, _sentences(corpus, ("Paris", 0), ("Seine", 0))),
+               (claims[0].claim, _sentences(corpus, ("Lyon", 0)))]
+    beams = model.generate_batch(queries, beam=4)
+    shares = model.copy_shares(queries, beams)
+    assert [len(s) for s in shares] == [len(b) for b in beams] and all(0 <= x <= 1 for s in shares for x in s)
+    assert tiny.copy_shares(queries, [b[:2] for b in beams]) == [[None] * len(b[:2]) for b in beams]
+    with torch.no_grad():
+        model.model.copy_gate.weight.zero_()
+        model.model.copy_gate.bias.fill_(50.0)          # p_gen = 1: every token generated
+        assert all(x == pytest.approx(0.0, abs=1e-4) for s in model.copy_shares(queries, beams) for x in s)
+        model.model.copy_gate.bias.fill_(-50.0)         # p_gen = 0: every token copied
+        assert all(x == pytest.approx(1.0, abs=1e-4) for s in model.copy_shares(queries, beams) for x in s)
+    with pytest.raises(ValueError, match="2 queries but 1 beam lists"):
+        model.copy_shares(queries, beams[:1])

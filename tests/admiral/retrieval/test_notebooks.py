@@ -20,3 +20,9 @@ def test_retrieval_chapter_writes_the_papers_method_and_the_stand_in(smoke_run):
                 assert {(dataset, f"{name}-vs-{name}-notjoint", m) for m in ("em", "em:ci95_low", "recall@5")} <= keys
                 assert (dataset, f"{name}-vs-dense-mdr", "recall@5") in keys
     assert ("hover", "admiral-mentions-vs-mentions-only", "recall@5") in keys
+    for dataset in retrieval_experiments.FULLTRIE_DATASETS:     # the copy head against the model without it
+        assert {(dataset, "admiral-nocopy", "recall@5"), (dataset, "admiral-vs-admiral-nocopy", "recall@5"),
+                (dataset, "admiral-vs-mentions-only", "recall@10")} <= keys
+    # measured on held-apart training claims (the smoke task's FEVEROUS-S claims give no hop-1 example)
+    assert {("hover", "copy", "hop1_top1"), ("hover", "no-copy", "hop1_top5"),
+            ("hover", "copy-vs-no-copy", "hop1_top1:ci95_low"), ("hover", "gold", "hop1_copyable")} <= keys

@@ -329,6 +329,63 @@ class AutoregressiveRetriever(Seq2Seq):
             results.append(sorted(beams.values(), key=lambda b: -b.score))
         return results
 
+    # -- where a title came from: copying or generation
+    @property
+    def copies(self) -> bool:
+        """Whether the model has a copy head (:class:`proofbook.models.pointer.CopyBart`)."""
+        return hasattr(self.model, "copy_gate") and hasattr(self.model, "lm_head")
+
+    def copy_shares(self, queries: Sequence[tuple[str, Sequence[SentenceLike]]], beams: Sequence[Sequence[Beam]],
+                    batch_size: int = 16) -> list[list[float | None]]:
+        """For each query's beams, the share of the title's probability that came by copying from the input.
+
+        The beam's output (pointers, title, EOS) is fed back to the model; at each token ``w`` of the title the
+        copy head's mix ``P(w) = g * P_vocab(w) + (1 - g) * copy(w)`` is split, and the copy part's share
+        ``1 - g * P_vocab(w) / P(w)`` is averaged over the title's tokens.  1 = the title was copied, 0 = it was
+        generated from the vocabulary.  The gate ``g`` and ``P_vocab`` are read from the model's own layers with
+        forward hooks.  Without a copy head every share is None.
+        """
+        import torch
+
+        if len(beams) != len(queries):
+            raise ValueError(f"copy_shares: {len(queries)} queries but {len(beams)} beam lists")
+        if not self.copies:
+            return [[None] * len(b) for b in beams]
+        items = []       # (query position, encoded pair, first title token, title tokens)
+        for position, ((claim, sentences), query_beams) in enumerate(zip(queries, beams)):
+            ids, kept = self.encode_input(claim, sentences)
+            for beam in query_beams:
+                pointers = tuple(p for p in beam.pointers if p < kept)
+                target = self.encode_target(beam.title, pointers)
+                start = len(target) - 1 - len(encode_segment(self.tokenizer, TITLE_TEMPLATE.format(beam.title)))
+                items.append((position, (ids, target), start, len(target) - 1 - start))
+        captured: dict[str, torch.Tensor] = {}
+        hooks = [self.model.copy_gate.register_forward_hook(lambda m, i, out: captured.__setitem__("gate", out)),
+                 self.model.lm_head.register_forward_hook(lambda m, i, out: captured.__setitem__("vocab", out))]
+        shares: list[float] = []
+        try:
+            self.model.eval()
+            for first in range(0, len(items), batch_size):
+                chunk = items[first:first + batch_size]
+                batch = {k: v.to(self.device) for k, v in self.collate([pair for _, pair, _, _ in chunk]).items()}
+                with torch.no_grad():
+                    log_p = self.model(**batch).logits.float()
+                labels = batch["labels"].clamp(min=0)[:, :, None]
+                p_all = log_p.gather(-1, labels).squeeze(-1).exp()
+                vocab = captured["vocab"].float() + self.model.final_logits_bias.float()
+                p_vocab = torch.softmax(vocab, dim=-1).gather(-1, labels).squeeze(-1)
+                gate = torch.sigmoid(captured["gate"].float()).squeeze(-1)
+                copied = (1 - gate * p_vocab / p_all.clamp_min(1e-10)).clamp(0.0, 1.0)
+                for row, (_, _, start, length) in enumerate(chunk):
+                    shares.append(float(copied[row, start:start + length].mean()))
+        finally:
+            for hook in hooks:
+                hook.remove()
+        out: list[list[float | None]] = [[] for _ in queries]
+        for (position, *_), share in zip(items, shares):
+            out[position].append(share)
+        return out
+
     # -- persistence: Seq2Seq's, with these settings and the titles
     def _settings(self) -> dict:
         return {"hop": self.hop, "max_input_length": self.max_input_length, "max_sentences": self.max_sentences,

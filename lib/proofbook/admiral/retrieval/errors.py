@@ -8,12 +8,18 @@ For a claim whose top ``k`` misses gold documents, each missing title gets the l
    documents whose sentences are reranked -- and no hop brought it back;
 3. ``generated, not kept``: among a hop's beams, but after the first 5 new titles that are kept;
 4. ``ranked below k``: retrieved (reranked or kept by a hop), but after position ``k`` of the list.
+
+Each missing title also says whether it was *copyable* at the hop: written in the claim or in the sentences
+the hop model read (``written_in_hop_input``; a claim that ran no hop: False).  A title model with a copy head
+can write such a title by copying it; any other title it has to generate from what it learned of the titles.
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
 from typing import Sequence
+
+from proofbook.admiral.retrieval.hop_examples import written_in
 
 STAGES = ("not found", "candidate outside the reranked 10", "generated, not kept", "ranked below k")
 
@@ -33,14 +39,18 @@ def missing_stage(trace, title: str, k: int = 5) -> str | None:
 
 
 def error_rows(traces: Sequence, claims: Sequence, k: int = 5) -> list[dict]:
-    """One row per (claim, missing gold title) with its stage, hop count and whether the title is ambiguous."""
+    """One row per (claim, missing gold title) with its stage, hop count, whether the title is ambiguous and
+    whether it is written in the first hop's input (``written_in_hop_input``)."""
     rows = []
     for trace, claim in zip(traces, claims):
         for title in claim.gold_titles:
             stage = missing_stage(trace, title, k)
             if stage is not None:
+                hop_input = trace.hops[0].input_sentences if trace.hops else None
                 rows.append({"claim_id": claim.id, "hops": claim.num_hops, "title": title, "stage": stage,
-                             "disambiguated_title": bool(re.search(r"\(.+\)$", title))})
+                             "disambiguated_title": bool(re.search(r"\(.+\)$", title)),
+                             "written_in_hop_input": hop_input is not None and written_in(title, trace.claim,
+                                                                                          hop_input)})
     return rows
 
 

@@ -43,6 +43,13 @@ def title_and_text(sentence: SentenceLike) -> tuple[str, str]:
     return str(title), str(text)
 
 
+def written_in(title: str, claim: str, sentences: Sequence[SentenceLike] = ()) -> bool:
+    """Whether ``title`` is written (case-insensitively) in the claim or the sentences' texts: a title a model
+    could copy from its input."""
+    text = " ".join([claim] + [title_and_text(s)[1] for s in sentences]).lower()
+    return title.lower() in text
+
+
 def check_claim(claim: str) -> str:
     """The claim with its whitespace collapsed; a ValueError when it is empty."""
     if not isinstance(claim, str) or not claim.strip():

@@ -24,7 +24,9 @@ for the Wikipedia hyperlinks GENRE is pre-trained on) followed by BM25's top ``l
 for the claim plus those sentences; the hop model still chooses and orders the titles (and points at
 its sentence).  Measured: small seq2seq models trained here from scratch, with or without copy
 pre-training, learn only a prior over titles and do not copy a title from their input (top-1 0.000
-on HoVer hop 1), so over the full tree they add nothing; GENRE brings that skill from BART-large.
+on HoVer hop 1), so over the full tree they add nothing; GENRE brings that skill from BART-large.  The
+book's hop models therefore have a copy head (``retrieval_experiments.TrainingSettings.hop_copy``), which
+lets them write a title found in their input over the full tree; the retrieval chapter measures both.
 
 **The ranked list** (the book's rule for every system): the documents holding the selected sentences, in
 reranked order, then every hop's new documents in generation (beam-score) order, then the rest of the initial

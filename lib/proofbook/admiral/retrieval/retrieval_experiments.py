@@ -9,6 +9,7 @@ turns a task into the ranked document lists of each system:
 - ``admiral``: the paper's method, 2 iterations, each hop decoding over the prefix tree of *all* corpus titles;
   ``admiral-top1``: only the best beam per hop; ``admiral-notjoint``: the hop model trained and decoded without
   sentence pointers (paper Table 3);
+- ``admiral-nocopy``: ``admiral`` with a hop-1 model that cannot copy (below), from the same iteration 1;
 - ``admiral-mentions``, ``admiral-mentions-top1``, ``admiral-mentions-notjoint``: the same with each hop narrowed
   to the titles the retrieved sentences link or mention (``AdmiralConfig.hop_titles = "linked"``), the stand-in
   the book runs on every dataset because the full tree runs on some datasets only (its cost on 2 cores);
@@ -20,6 +21,16 @@ turns a task into the ranked document lists of each system:
 The reranker and the hop models are trained once on the training claims of HoVer and FEVEROUS-S
 together (both train parts; each example uses its own corpus) and used on every dataset, with each
 dataset's own title prefix tree at decoding time.
+
+**Title models that can copy** (``TrainingSettings.hop_copy``, on by default).  GENRE writes titles with
+BART-large, which learned to copy entity names from its input in pre-training; a small BART trained here from
+scratch does not (hop-1 top-1 title accuracy 0.000 on held-apart HoVer claims, with or without copy
+pre-training).  So the hop models are built with a copy (pointer-generator) head,
+:class:`proofbook.models.pointer.CopyBart` (See et al. 2017): each next-token distribution mixes generation
+with copying tokens of the input (claim and sentences), and the prefix tree of the titles constrains the mix
+as before, so the search space stays the paper's.  The model without it is trained too (``Components.nocopy``,
+hop 1) and runs as ``admiral-nocopy``; :func:`title_accuracy_rows` compares the two on the training claims that
+model selection holds apart.
 """
 from __future__ import annotations
 
@@ -31,7 +42,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever
-from proofbook.admiral.retrieval.hop_examples import make_examples
+from proofbook.admiral.retrieval.hop_examples import make_examples, written_in
 from proofbook.admiral.retrieval.metrics import per_claim_metrics
 from proofbook.admiral.retrieval.multihop import Admiral, AdmiralConfig, MentionsOnly
 from proofbook.admiral.retrieval.pretraining import copy_examples
@@ -58,8 +69,8 @@ SMOKE_LIMIT = 12
 FULLTRIE_DATASETS = ("hover", "feverous_s+distractors")
 #: the ablations run for each decoding (paper Table 3): the full beam, only its best beam, no sentence pointers
 ABLATIONS = ("", "-top1", "-notjoint")
-SYSTEMS = ("bm25", "initial", *(f"admiral{a}" for a in ABLATIONS), *(f"admiral-mentions{a}" for a in ABLATIONS),
-           "mentions-only", "dense-mdr")
+SYSTEMS = ("bm25", "initial", *(f"admiral{a}" for a in ABLATIONS), "admiral-nocopy",
+           *(f"admiral-mentions{a}" for a in ABLATIONS), "mentions-only", "dense-mdr")
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,7 @@ class TrainingSettings(ComponentSettings):
     hop_max_orderings: int = 2
     hop_max_examples: int | None = None
     hop_copy_epochs: int = 0            # copy pre-training epochs before the claims (retrieval.pretraining); 0 = off
+    hop_copy: bool = True               # hop models with a copy (pointer-generator) head ("scratch" backend only)
     dev_fraction: float = 0.1           # of the training claims, for model selection
 
     @classmethod
@@ -91,11 +103,13 @@ class TrainingSettings(ComponentSettings):
 @dataclass
 class Components:
     """The trained retrieval models: the sentence reranker, the hop models by hop, the hop-1 model without
-    pointers (ablation) and the training seconds."""
+    pointers (ablation), the hop-1 model without a copy head (None when the hop models have none either) and
+    the training seconds."""
     reranker: SentenceReranker
     hop_models: dict[int, AutoregressiveRetriever]   # 0 = GENRE step, 1 = first autoregressive hop
     notjoint: AutoregressiveRetriever                # hop 1 without pointers (ablation)
     train_seconds: dict[str, float]
+    nocopy: AutoregressiveRetriever | None = None    # hop 1 without the copy head (comparison)
 
 
 def book_config(smoke: bool = False, **overrides) -> AdmiralConfig:
@@ -126,9 +140,13 @@ def _train_hop_model(tasks: Sequence[RetrievalTask], hop: int, settings: Trainin
     if settings.hop_max_examples is not None:
         train = train[:settings.hop_max_examples]
         dev = dev[:max(8, settings.hop_max_examples // 4)]
-    factory = (AutoregressiveRetriever.warm_start if settings.hop_backend == "warm-start"
-               else AutoregressiveRetriever.from_scratch)
-    model = factory(titles, hop=hop, seed=settings.seed, use_pointers=use_pointers)
+    if settings.hop_backend == "warm-start":
+        if settings.hop_copy:
+            raise ValueError("hop_copy needs the 'scratch' backend (the copy head is a small BART's)")
+        model = AutoregressiveRetriever.warm_start(titles, hop=hop, seed=settings.seed, use_pointers=use_pointers)
+    else:
+        model = AutoregressiveRetriever.from_scratch(titles, hop=hop, seed=settings.seed, use_pointers=use_pointers,
+                                                     copy=settings.hop_copy)
     if settings.hop_copy_epochs:
         copy = [e for task in tasks for e in copy_examples(task.corpus, hop, seed=settings.seed)]
         config = dataclasses.replace(_hop_config(settings), epochs=settings.hop_copy_epochs, patience=None)
@@ -154,16 +172,17 @@ def _train_reranker(tasks: Sequence[RetrievalTask], settings: TrainingSettings) 
 
 def train_components(tasks: Sequence[RetrievalTask], settings: TrainingSettings = TrainingSettings(),
                      cache: ArtifactCache | None = None) -> Components:
-    """Train (or load from the cache) the reranker, the hop-0 and hop-1 models and the not-joint ablation."""
+    """Train (or load from the cache) the reranker, the hop-0 and hop-1 models, the not-joint ablation and, when
+    the hop models copy, the hop-1 model without a copy head."""
     cache = cache or ArtifactCache()
     data = fingerprint([(task.dataset, task.train, task.corpus.titles, task.corpus.n_sentences()) for task in tasks])
     seconds = {}
 
-    def cached(kind, config, build, cls):
+    def cached(kind, config, build, cls, label=None, keyed_by=settings):
         start = time.perf_counter()
         codec = object_codec(cls)
-        value = cache.get_or_build(kind, settings.cache_config(train=data, **config), build, codec.save, codec.load)
-        seconds[kind if "hop" not in config else f"{kind}-{config['hop']}"] = time.perf_counter() - start
+        value = cache.get_or_build(kind, keyed_by.cache_config(train=data, **config), build, codec.save, codec.load)
+        seconds[label or (kind if "hop" not in config else f"{kind}-{config['hop']}")] = time.perf_counter() - start
         return value
 
     reranker = cached("admiral-reranker", {}, lambda: _train_reranker(tasks, settings), SentenceReranker)
@@ -171,8 +190,60 @@ def train_components(tasks: Sequence[RetrievalTask], settings: TrainingSettings 
                         lambda hop=hop: _train_hop_model(tasks, hop, settings), AutoregressiveRetriever)
             for hop in (0, 1)}
     notjoint = cached("admiral-hop-model", {"hop": 1, "pointers": False},
-                      lambda: _train_hop_model(tasks, 1, settings, use_pointers=False), AutoregressiveRetriever)
-    return Components(reranker, hops, notjoint, seconds)
+                      lambda: _train_hop_model(tasks, 1, settings, use_pointers=False), AutoregressiveRetriever,
+                      label="admiral-hop-model-1-notjoint")
+    nocopy = None
+    if settings.hop_copy:
+        plain = dataclasses.replace(settings, hop_copy=False)
+        nocopy = cached("admiral-hop-model", {"hop": 1, "pointers": True}, lambda: _train_hop_model(tasks, 1, plain),
+                        AutoregressiveRetriever, label="admiral-hop-model-1-nocopy", keyed_by=plain)
+    return Components(reranker, hops, notjoint, seconds, nocopy)
+
+
+def held_apart(task: RetrievalTask, settings: TrainingSettings) -> list:
+    """The training claims that model selection holds apart (:func:`_carve`; a smoke task may have none: then
+    its first four training claims)."""
+    return _carve(task.train, settings.dev_fraction)[1] or task.train[:4]
+
+
+def title_models(components: Components, hop: int = 1) -> dict[str, AutoregressiveRetriever]:
+    """The hop's title models to compare: ``copy`` (the book's, with the copy head) and, at hop 1 when it was
+    trained, ``no-copy``."""
+    models = {"copy": components.hop_models[hop]}
+    if hop == 1 and components.nocopy is not None:
+        models["no-copy"] = components.nocopy
+    return models
+
+
+def title_accuracy_rows(task: RetrievalTask, models: dict[str, AutoregressiveRetriever], hop: int,
+                        settings: TrainingSettings, beam: int = 25) -> list[dict]:
+    """Title accuracy of each of ``models`` (name -> hop-``hop`` model, e.g. :func:`title_models`) on ``task``'s
+    held-apart training claims (:func:`held_apart`), decoding over the corpus's full title tree.
+
+    ``hop{h}_top1`` / ``hop{h}_top5``: the best beam / any of the first five is a gold title not yet in the input
+    (one example per claim, its first ordering of the gold pages), each with its 95% bootstrap interval, and the
+    paired ``copy-vs-no-copy`` difference when both are given.  ``hop{h}_copyable`` (system ``gold``): the share
+    of examples whose gold title is written in their input.
+    """
+    examples = make_examples(held_apart(task, settings), task.corpus, hop, seed=settings.seed, max_orderings=1)
+    if not examples:
+        return []
+    base = {"dataset": task.dataset, "split": "train-held-apart"}
+    rows, hits = [], {}
+    for name, model in models.items():
+        outputs = for_corpus(model, task).generate_batch([(e.claim, e.sentences) for e in examples], beam=beam,
+                                                         num_return=beam)
+        for k in (1, 5):
+            hits[name, k] = [float(any(b.title in e.valid_titles for b in beams[:k]))
+                             for beams, e in zip(outputs, examples)]
+            rows += intervals.mean_rows({**base, "system": name}, f"hop{hop}_top{k}", hits[name, k], settings.seed)
+    if {"copy", "no-copy"} <= set(models):
+        for k in (1, 5):
+            rows += intervals.difference_rows(base, "copy", "no-copy", f"hop{hop}_top{k}", hits["copy", k],
+                                              hits["no-copy", k], settings.seed)
+    flags = [float(any(written_in(t, e.claim, e.sentences) for t in e.valid_titles)) for e in examples]
+    rows += intervals.mean_rows({**base, "system": "gold"}, f"hop{hop}_copyable", flags, settings.seed)
+    return rows
 
 
 def for_corpus(model: AutoregressiveRetriever, task: RetrievalTask, trie: TitleTrie | None = None
@@ -187,13 +258,16 @@ def for_corpus(model: AutoregressiveRetriever, task: RetrievalTask, trie: TitleT
 
 def build_admiral(task: RetrievalTask, components: Components, config: AdmiralConfig = AdmiralConfig(),
                   notjoint: bool = False, sufficiency=None, index: DocumentIndex | None = None,
-                  trie: TitleTrie | None = None, mentions: dict | None = None) -> Admiral:
+                  trie: TitleTrie | None = None, mentions: dict | None = None, nocopy: bool = False) -> Admiral:
     """An :class:`Admiral` retriever over ``task``'s corpus with the trained components.
 
-    ``index``, ``trie`` (the corpus's title prefix tree) and ``mentions`` (its mention table) are built
-    here when not given; the efficiency chapter passes the ones it built and timed.
+    ``notjoint`` / ``nocopy``: hop 1 is the model without pointers / without the copy head.  ``index``,
+    ``trie`` (the corpus's title prefix tree) and ``mentions`` (its mention table) are built here when not
+    given; the efficiency chapter passes the ones it built and timed.
     """
-    hop1 = components.notjoint if notjoint else components.hop_models[1]
+    if nocopy and components.nocopy is None:
+        raise ValueError("nocopy: these components have no hop model without a copy head (hop_copy was off)")
+    hop1 = components.notjoint if notjoint else components.nocopy if nocopy else components.hop_models[1]
     models = {0: for_corpus(components.hop_models[0], task, trie), 1: for_corpus(hop1, task, trie)}
     return Admiral(task.corpus, index or DocumentIndex(task.corpus), components.reranker, models, config, sufficiency,
                    mentions=mentions)
@@ -211,6 +285,7 @@ class TaskRun:
     fulltrie_traces: list                            # the paper's full-tree admiral (FULLTRIE_DATASETS), else []
     mentions_traces: list                            # mentions-only
     seconds: dict[str, float]                        # system -> seconds per claim
+    nocopy_traces: list = dataclasses.field(default_factory=list)   # admiral-nocopy (with fulltrie_traces), else []
 
 
 def _ablation_rankings(name: str, ids: list, traces: list, notjoint_traces: list) -> dict:
@@ -248,7 +323,7 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
     notjoint_traces = notjoint.retrieve_many(texts, progress=progress, initial=traces)
     rankings = {"bm25": bm25, "initial": {i: t.initial_ranking() for i, t in zip(ids, traces)},
                 **_ablation_rankings(name, ids, traces, notjoint_traces)}
-    fulltrie_traces = []
+    fulltrie_traces, nocopy_traces = [], []
     if narrowed and fulltrie:
         full_config = dataclasses.replace(config, hop_titles="corpus")
         full = build_admiral(task, components, full_config, index=index)
@@ -256,6 +331,10 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
         full_notjoint = build_admiral(task, components, full_config, notjoint=True, index=index)
         full_notjoint_traces = full_notjoint.retrieve_many(texts, progress=progress, initial=traces)
         rankings.update(_ablation_rankings("admiral", ids, fulltrie_traces, full_notjoint_traces))
+        if components.nocopy is not None:
+            full_nocopy = build_admiral(task, components, full_config, nocopy=True, index=index)
+            nocopy_traces = full_nocopy.retrieve_many(texts, progress=progress, initial=traces)
+            rankings["admiral-nocopy"] = {i: t.ranking() for i, t in zip(ids, nocopy_traces)}
     mentions_traces = []
     if narrowed:
         models = {0: for_corpus(components.hop_models[0], task), 1: MentionsOnly(components.reranker, task.corpus)}
@@ -268,16 +347,17 @@ def run_systems(task: RetrievalTask, components: Components, claims: Sequence, c
     rankings["dense-mdr"] = dict(zip(ids, dense.multi_hop_many(texts, k=10)))
     seconds["dense-mdr"] = (time.perf_counter() - start) / len(claims)
     return TaskRun(task.dataset, list(claims), rankings, traces, notjoint_traces, fulltrie_traces, mentions_traces,
-                   seconds)
+                   seconds, nocopy_traces)
 
 
 #: the paired comparisons ``A-vs-B`` of the book (each where both systems ran): the paper's claim C1
 #: (the hop against the initial retrieval and BM25), its ablations (Top-1, Not-joint) and the dense baseline,
-#: for the paper's full-tree ``admiral`` and for the mention-narrowed stand-in, and what the title model adds
-#: over its narrowed candidates alone
+#: for the paper's full-tree ``admiral`` and for the mention-narrowed stand-in, what the copy head adds to the
+#: full-tree hop, and what the title model adds over its narrowed candidates alone
 COMPARISONS = tuple((name, other) for name in ("admiral", "admiral-mentions")
                     for other in ("initial", "bm25", f"{name}-top1", f"{name}-notjoint", "dense-mdr")
-                    ) + (("admiral-mentions", "mentions-only"), ("mentions-only", "initial"))
+                    ) + (("admiral", "admiral-nocopy"), ("admiral-nocopy", "initial"), ("admiral", "mentions-only"),
+                         ("admiral-mentions", "mentions-only"), ("mentions-only", "initial"))
 
 
 def _compared(metric: str) -> bool:

@@ -171,10 +171,11 @@ paper_claims.departures_table()
 # ## What reproduces, and what is missing
 #
 # **AdMIRaL.**  The paper's retrieval gain needs a title model that copies a title from its input sentences:
-# GENRE gets that from BART-large's pre-training, which cannot be installed here, and the title models trained on
-# these cores learn a prior over titles instead.  So the claims about the hop are decided for the full prefix
-# tree with those models, and again for the mention-narrowed stand-in, whose gain comes from string matching
-# (the retrieval chapter compares it with `mentions-only`).  The efficiency claims test the paper's own
+# GENRE gets that from BART-large's pre-training, which cannot be installed here.  Title models trained from
+# scratch on these cores learn only a prior over titles unless they are given a copy head (a pointer-generator),
+# and the book's have one.  So the claims about the hop are decided for the full prefix tree with those models
+# (the retrieval chapter compares them with a hop model without the head, `admiral-nocopy`), and again for the
+# mention-narrowed stand-in, whose gain comes from string matching (compared there with `mentions-only`).  The efficiency claims test the paper's own
 # index (the full tree, BM25) on knowledge bases grown with filler pages; their timing claims rest on few
 # timed claims.  The sufficiency claims need a proof generator that tells complete from incomplete evidence;
 # the one trained here does so barely above chance, and the aligned-proof stand-in is the book's way around it.

@@ -103,7 +103,7 @@ pd.DataFrame(growth).set_index("dataset")
 # top 10) and, for Lucene, `top10_overlap_with_first` (the share of its top 10 that the book's BM25 also
 # returns).
 
-# %%
+# %% tags=["remove-stderr"]
 claims = hover.evaluation[:n_queries]
 for name, corpus in corpora.items():
     indexes = {"bm25-fast": DocumentIndex(corpus), "bm25-lucene": lucene.LuceneDocumentIndex(corpus)}

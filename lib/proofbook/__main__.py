@@ -88,6 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--allow-empty-tables", action="store_true", help="for the smoke book, whose tiny runs "
                       "can leave a table empty")
 
+    exercises = commands.add_parser("exercises", help="the chapters' exercises, or one of them run and timed")
+    exercises.add_argument("chapter", nargs="?", default=None, help="a chapter id or path (default: every chapter)")
+    exercises.add_argument("--run", type=int, default=None, metavar="N", help="run exercise N of the chapter")
+    exercises.add_argument("--output", default=None, help="with --run: the folder for the run's outputs")
+    exercises.add_argument("--smoke", action="store_true", help="with --run: tiny sizes (the time means nothing)")
+
     explain = commands.add_parser("explain", help="one claim or question through a paper's method, step by step")
     papers = explain.add_subparsers(dest="paper", required=True, parser_class=_Parser)
     admiral = papers.add_parser("admiral", help="AdMIRaL's retrieval loop and sufficiency proofs for a claim")
@@ -130,6 +136,8 @@ def _refused(err: BaseException) -> str | None:
 
     if type(err).__name__ in ("PapermillExecutionError", "DeadKernelError"):
         return "failed"
+    if type(err).__name__ == "ExerciseError":
+        return "refused"
     if isinstance(err, (ParameterError, Busy, FileNotFoundError, NotADirectoryError)):
         return "refused"
     if isinstance(err, OSError) and err.errno in _ENVIRONMENT_ERRORS:
@@ -208,6 +216,10 @@ def _command(args) -> int:
             print(problem)
         print(f"[check-book] {len(problems)} problem(s)" if problems else "[check-book] every page is fine")
         return 1 if problems else 0
+    elif args.command == "exercises":
+        from proofbook.cli.exercises import main as exercises_main
+
+        return exercises_main(args.chapter, args.run, args.output, args.smoke)
     elif args.command == "explain":
         from proofbook.cli.explain import main as explain_main
 

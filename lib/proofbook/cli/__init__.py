@@ -1,5 +1,5 @@
 """The command line behind ``python -m proofbook``: the notebook runner, the results check, the book's browser
-check and ``explain``.
+check, ``explain`` and ``exercises``.
 
 The only layer that may import every paper package; its entry point is :mod:`proofbook.__main__`.  Its
 modules, in reading order:
@@ -16,5 +16,6 @@ modules, in reading order:
 - :mod:`~proofbook.cli.check` -- ``check``: are the committed results exactly what the code computes?
 - :mod:`~proofbook.cli.bookcheck` -- ``check-book``: every page of the built book opened in headless Chromium,
   as a reader would;
-- :mod:`~proofbook.cli.explain` -- ``explain``: one claim or question through a paper's method, step by step.
+- :mod:`~proofbook.cli.explain` -- ``explain``: one claim or question through a paper's method, step by step;
+- :mod:`~proofbook.cli.exercises` -- ``exercises``: each chapter's exercises as data, and one of them run and timed.
 """

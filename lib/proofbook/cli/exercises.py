@@ -1,0 +1,286 @@
+"""``python -m proofbook exercises``: each chapter's exercises as data, and one of them run and timed.
+
+Every chapter ends with ``## Exercises``, numbered ``### N. Title`` sections.  What an exercise asks the
+reader to change is written in a few fixed forms, which :func:`read_exercises` reads:
+
+- "change `OLD` to `NEW`" (optionally "in the `NAME` call"): ``OLD`` occurs exactly once in the chapter's code
+  cells and is replaced by ``NEW``;
+- "`LINE` ... right after the line that starts `START`": exactly one code line starts with ``START``, and
+  ``LINE`` is added after it, with its indentation;
+- "add `import dataclasses`", "import `Name` from `proofbook.module`": imports the edits need, added with the
+  edit that uses them;
+- "`-p NAME VALUE`", alone or in a ``python -m proofbook run`` command: a parameter of the rerun, unless its
+  value is the reader's to choose (a word in capitals, such as ``ID``); a command may name another chapter
+  (the reproduction report's exercises rerun an Entailer chapter);
+- a ``python`` code block: code to run in a cell of the chapter's executed copy (no rerun);
+- "(no computer needed)" in the title: an exercise done with pen and paper (a hint shows a library call that
+  checks it).
+
+A one-letter capital in ``NEW`` (``threshold=T``) is a value the reader chooses; :data:`PLACEHOLDER` stands in
+for it when the edit is applied here.  :func:`edited_source` applies edits to a copy of the chapter and
+:func:`run_exercise` runs such a copy with the runner, its outputs in a folder of its own (never the book's),
+and returns how long it took: what a teacher needs to know before setting an exercise for a class.  The
+book's tests apply every chapter's edits and smoke-run the copies (``tests/book/test_exercise_edits.py``).
+"""
+from __future__ import annotations
+
+import ast
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from proofbook.cli import runner
+
+CHANGE = re.compile(r"[Cc]hange\s+`([^`]+)`(?:\s+in the `[^`]+` call)?\s+to\s+`([^`]+)`")
+INSERT = re.compile(r"`([^`]+)`[^`]{0,80}?right after the line that starts\s+`([^`]+)`")
+IMPORT_LINE = re.compile(r"`((?:import|from) [\w. ,]+)`")
+IMPORT_NAME = re.compile(r"`(\w+)`\s+from\s+`(proofbook(?:\.\w+)+)`")
+SPAN = re.compile(r"`([^`]+)`")
+PARAMETER = re.compile(r"(?:^|\s)-p (\w+) (\S+)")
+COMMAND = re.compile(r"^python -m proofbook run (notebooks/\S+\.py)")
+HEADING = re.compile(r"^### (\d+)\.\s*(.+)$", re.M)
+ZERO_COMPUTE = "(no computer needed)"
+#: the value put in for a one-letter capital the reader chooses (``threshold=T``)
+PLACEHOLDER = "0.3"
+#: parameters an exercise's command sets only to keep the book's own outputs as they are
+OUTPUT_PARAMETERS = ("results_dir", "figures_dir")
+
+
+class ExerciseError(ValueError):
+    """An exercise that cannot be followed as written: the chapter, the exercise and what went wrong."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change to a copy of a chapter: ``change`` replaces ``anchor`` by ``text``; ``insert`` adds the line
+    ``text`` after the line that starts with ``anchor``."""
+
+    kind: str
+    anchor: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One ``### N. Title`` section of a chapter's exercises and what it asks the reader to change."""
+
+    chapter: str                            # the chapter's id, e.g. "admiral/02_experiments"
+    number: int
+    title: str
+    edits: tuple[Edit, ...]
+    parameters: tuple[tuple[str, str], ...]  # the rerun's -p pairs (the output folders left out)
+    imports: tuple[str, ...]
+    zero_compute: bool
+    target: str | None = None               # the chapter its command reruns, when not this one
+    code: bool = False                      # it has code to run in a cell of the executed copy
+    command: bool = False                   # it gives the rerun's command (``python -m proofbook run``)
+
+    @property
+    def kind(self) -> str:
+        """``no computer``, ``edit`` (a changed copy of the chapter, run), ``rerun`` (the chapter run with other
+        parameters), ``cell`` (code run in the executed copy) or ``reading`` (the changes are the reader's to
+        write)."""
+        if self.zero_compute:
+            return "no computer"
+        if self.edits:
+            return "edit"
+        if self.parameters or self.command:
+            return "rerun"
+        return "cell" if self.code else "reading"
+
+
+def _markdown_and_code(source: Path) -> tuple[str, list[str]]:
+    import jupytext
+
+    cells = jupytext.read(source, fmt="py:percent").cells
+    return ("\n".join(c.source for c in cells if c.cell_type == "markdown"),
+            [c.source for c in cells if c.cell_type == "code"])
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def exercises_text(source: Path) -> str:
+    """The markdown of a chapter's ``## Exercises`` (empty when it has none)."""
+    markdown, _ = _markdown_and_code(Path(source))
+    return markdown.split("## Exercises", 1)[1] if "## Exercises" in markdown else ""
+
+
+def read_edits(text: str) -> list[Edit]:
+    """The edits ``text`` asks for, in the order it states them."""
+    text = _flat(text)
+    found = [(m.start(), Edit("change", m.group(1), m.group(2))) for m in CHANGE.finditer(text)]
+    found += [(m.start(), Edit("insert", m.group(2), m.group(1))) for m in INSERT.finditer(text)]
+    return [edit for _, edit in sorted(found, key=lambda pair: pair[0])]
+
+
+def read_imports(text: str) -> list[str]:
+    """The import statements ``text`` tells the reader to add."""
+    text = _flat(text)
+    lines = [m.group(1) for m in IMPORT_LINE.finditer(text)]
+    lines += [f"from {module} import {name}" for name, module in IMPORT_NAME.findall(text)]
+    return list(dict.fromkeys(lines))
+
+
+def _parameters(text: str) -> tuple[tuple[tuple[str, str], ...], str | None, bool]:
+    """The rerun's ``-p`` pairs stated in ``text`` (output folders and the reader's placeholders left out), the
+    chapter its command names (a book chapter, not an edited copy), and whether it gives a command."""
+    pairs, target, commands = [], None, False
+    for span in SPAN.findall(_flat(text)):
+        span = span.strip()
+        command = COMMAND.match(span)
+        commands = commands or bool(command)
+        if command:
+            target = target or runner.notebook_id(Path(command.group(1)))
+        if command or span.startswith("-p "):
+            pairs += [(name, value) for name, value in PARAMETER.findall(span)
+                      if name not in OUTPUT_PARAMETERS and not re.fullmatch(r"[A-Z_]+", value)]
+    return tuple(dict.fromkeys(pairs)), target, commands
+
+
+def read_exercises(source: Path) -> list[Exercise]:
+    """The numbered exercises of the chapter ``source``, in order (each section's text up to the next heading)."""
+    source = Path(source)
+    text = exercises_text(source)
+    headings = list(HEADING.finditer(text))
+    out = []
+    for heading, following in zip(headings, headings[1:] + [None]):
+        body = text[heading.end():following.start() if following else len(text)]
+        title = heading.group(2).strip()
+        parameters, target, command = _parameters(body)
+        chapter = runner.notebook_id(source)
+        out.append(Exercise(chapter, int(heading.group(1)), title, tuple(read_edits(body)), parameters,
+                            tuple(read_imports(body)), ZERO_COMPUTE in title,
+                            target if target != chapter else None, "```python" in body, command))
+    return out
+
+
+def _bound(statement: str) -> set[str]:
+    """The names an import statement binds."""
+    return {(alias.asname or alias.name).split(".")[0] for node in ast.parse(statement).body for alias in node.names}
+
+
+def _needed_imports(new: str, imports) -> list[str]:
+    """Those of ``imports`` that bind a name the new text uses."""
+    used = set(re.findall(r"\b[A-Za-z_]\w*", new))         # the new text may be a fragment, not a statement
+    return [statement for statement in imports if _bound(statement) & used]
+
+
+def edited_notebook(source: Path, edits, imports=()):
+    """A copy of the chapter (a jupytext notebook) with ``edits`` applied; an :class:`ExerciseError` naming the edit
+    that does not find exactly one place."""
+    import jupytext
+
+    source = Path(source)
+    notebook = jupytext.read(source, fmt="py:percent")
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for edit in edits:
+        new = re.sub(r"\b[A-Z]\b", PLACEHOLDER, edit.text)
+        if edit.kind == "change":
+            places = [cell for cell in code if edit.anchor in cell.source]
+            count = sum(cell.source.count(edit.anchor) for cell in places)
+            if count != 1:
+                raise ExerciseError(f"{source.name}: the exercise changes `{edit.anchor}`, found {count} times in "
+                                    "the code")
+            cell = places[0]
+            line = next(line for line in cell.source.splitlines() if edit.anchor in line)
+            indent = line[:len(line) - len(line.lstrip())]
+            added = "".join(f"{indent}{statement}\n" for statement in _needed_imports(new, imports))
+            cell.source = cell.source.replace(line, added + line.replace(edit.anchor, new), 1)
+        else:
+            places = [(cell, line) for cell in code for line in cell.source.splitlines()
+                      if line.lstrip().startswith(edit.anchor)]
+            if len(places) != 1:
+                raise ExerciseError(f"{source.name}: the exercise adds a line after the one that starts "
+                                    f"`{edit.anchor}`, found {len(places)} such lines in the code")
+            cell, line = places[0]
+            indent = line[:len(line) - len(line.lstrip())]
+            added = "".join(f"{indent}{s}\n" for s in [*_needed_imports(new, imports), new])
+            cell.source = cell.source.replace(line + "\n", line + "\n" + added, 1) if line + "\n" in cell.source \
+                else cell.source.replace(line, line + "\n" + added.rstrip("\n"), 1)
+    return notebook
+
+
+def edited_source(source: Path, edits, imports=()) -> str:
+    """:func:`edited_notebook` as percent-format text, ready to be written beside a run's outputs."""
+    import jupytext
+
+    return jupytext.writes(edited_notebook(source, edits, imports), fmt="py:percent")
+
+
+def chapter_source(chapter: str) -> Path:
+    """The book's notebook named ``chapter`` (an id such as ``admiral/02_experiments``, or its path); an
+    :class:`ExerciseError` naming the book's chapters when there is none."""
+    sources = {runner.notebook_id(s): s for s in runner.book_notebooks()}
+    name = runner.notebook_id(Path(chapter)) if chapter.endswith(".py") else chapter.removeprefix("notebooks/")
+    if name not in sources:
+        raise ExerciseError(f"no chapter {chapter!r} (the book's: {', '.join(sources)})")
+    return sources[name]
+
+
+def find(chapter: str, number: int) -> tuple[Path, Exercise]:
+    """The chapter and its exercise ``number``; an :class:`ExerciseError` naming what is there when it is missing."""
+    source = chapter_source(chapter)
+    found = read_exercises(source)
+    for exercise in found:
+        if exercise.number == number:
+            return source, exercise
+    raise ExerciseError(f"{runner.notebook_id(source)} has no exercise {number} "
+                        f"(it has {', '.join(str(e.number) for e in found) or 'none'})")
+
+
+#: the kinds of exercise that run a chapter (:func:`run_exercise`), and why the others do not
+RUNNABLE = ("edit", "rerun")
+NOT_RUN = {"no computer": "it is done by hand", "cell": "its code runs in a cell of the executed copy",
+           "reading": "its changes are the reader's to write"}
+
+
+def run_exercise(source: Path, exercise: Exercise, folder: Path, smoke: bool = False) -> float:
+    """Run ``exercise`` of the chapter ``source`` as a reader would: a copy with its edits (or the chapter its
+    command names), with its parameters, the results, figures and executed copy in ``folder``; returns the
+    seconds it took.  An exercise of another kind (:data:`NOT_RUN`) is an :class:`ExerciseError` saying why."""
+    if exercise.kind not in RUNNABLE:
+        raise ExerciseError(f"{exercise.chapter} exercise {exercise.number} ({exercise.title}) runs no chapter: "
+                            f"{NOT_RUN[exercise.kind]}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    chapter = chapter_source(exercise.target) if exercise.target else Path(source)
+    copy = chapter
+    if exercise.edits:
+        copy = folder / chapter.name
+        copy.write_text(edited_source(chapter, exercise.edits, exercise.imports), encoding="utf-8")
+    parameters = {**dict(exercise.parameters), "results_dir": str(folder / "results"),
+                  "figures_dir": str(folder / "figures"), **({"smoke": True} if smoke else {})}
+    start = time.perf_counter()
+    runner.run_notebook(copy, parameters, output=folder / f"{chapter.stem}.ipynb", progress=False)
+    return time.perf_counter() - start
+
+
+def listing(exercises) -> list[str]:
+    """One line per exercise: chapter, number, kind, title, and what it changes."""
+    lines = []
+    for e in exercises:
+        changes = [f"-p {n} {v}" for n, v in e.parameters] + [f"{x.kind} `{x.anchor}`" for x in e.edits]
+        changes += [f"runs {e.target}"] if e.target else []
+        lines.append(f"{e.chapter:<28} {e.number:>2}  {e.kind:<11}  {e.title}"
+                     + (f"  [{'; '.join(changes)}]" if changes else ""))
+    return lines
+
+
+def main(chapter: str | None = None, number: int | None = None, output: str | None = None,
+         smoke: bool = False) -> int:
+    """The command line: list the exercises (of one chapter, or of every chapter), or run one and print its time."""
+    if number is None:
+        sources = [chapter_source(chapter)] if chapter is not None else runner.book_notebooks()
+        for line in listing(e for source in sources for e in read_exercises(source)):
+            print(line)
+        return 0
+    if chapter is None or output is None:
+        raise ExerciseError("--run needs a chapter and --output (a folder for the run's outputs)")
+    source, exercise = find(chapter, number)
+    seconds = run_exercise(source, exercise, Path(output), smoke)
+    print(f"{exercise.chapter} exercise {exercise.number} ({exercise.title}): {seconds / 60:.1f} min"
+          f"{' (smoke run: tiny sizes)' if smoke else ''}; outputs in {output}")
+    return 0

@@ -1,0 +1,107 @@
+"""``python -m proofbook exercises`` (proofbook.cli.exercises): the chapters' exercises read as data, one run and
+timed on a copy, and a bad name refused in one line."""
+import json
+
+import pytest
+
+from proofbook.__main__ import main
+from proofbook.cli import exercises, runner
+
+CHAPTER = '''# %% [markdown]
+# # A tiny chapter
+
+# %% tags=["parameters"]
+data_dir: str | None = None
+split: str | None = None
+limit: int | None = None
+seed = 0
+smoke = False
+results_dir = "results"
+figures_dir = "figures"
+
+# %%
+from proofbook.core.results import Results
+res = Results("testpaper/exercised", dict(seed=seed, smoke=smoke, limit=limit, split=split, data_dir=data_dir),
+              results_dir)
+value = 0.25
+res.add("toy", "dev", "constant", "accuracy", value, limit or 4)
+
+# %% [markdown]
+# ## Exercises
+#
+# ### 1. By hand (no computer needed)
+#
+# Add 0.25 and 0.5.
+#
+# ### 2. Fewer examples
+#
+# Rerun with `-p limit 2` and `-p seed S`.
+#
+# ### 3. Another value
+#
+# In a copy change `value = 0.25` to `value = 0.75`, then rerun it with `-p limit 3`.
+#
+# ### 4. Look closer
+#
+# ```python
+# print(value)
+# ```
+#
+# ### 5. Your own
+#
+# Write your own rule.
+'''
+
+
+@pytest.fixture
+def chapter(tmp_path):
+    source = tmp_path / "tiny.py"
+    source.write_text(CHAPTER, encoding="utf-8")
+    return source
+
+
+@pytest.mark.unit
+def test_each_exercise_is_read_with_its_kind_and_its_changes(chapter):
+    found = exercises.read_exercises(chapter)
+    assert [(e.number, e.kind) for e in found] == [(1, "no computer"), (2, "rerun"), (3, "edit"), (4, "cell"),
+                                                    (5, "reading")]
+    assert found[1].parameters == (("limit", "2"),)               # the reader's S is theirs to choose
+    assert found[2].edits == (exercises.Edit("change", "value = 0.25", "value = 0.75"),)
+    assert found[2].parameters == (("limit", "3"),) and found[0].title == "By hand (no computer needed)"
+    lines = exercises.listing(found)
+    assert len(lines) == 5 and "[-p limit 3; change `value = 0.25`]" in lines[2]
+
+
+@pytest.mark.unit
+def test_the_books_exercises_are_read_and_a_command_may_rerun_another_chapter():
+    report = exercises.read_exercises(runner.NOTEBOOKS / "99_reproduction_report.py")
+    assert report[0].kind == "no computer"
+    assert {e.target for e in report if e.kind == "rerun"} == {"entailer/02_experiments"}
+    every = [e for source in runner.book_notebooks() for e in exercises.read_exercises(source)]
+    assert len(every) >= 40 and {e.kind for e in every} >= {"no computer", "edit", "rerun", "cell"}
+
+
+@pytest.mark.notebook
+def test_an_exercise_runs_on_a_copy_with_its_outputs_in_its_own_folder(chapter, tmp_path):
+    found = exercises.read_exercises(chapter)
+    seconds = exercises.run_exercise(chapter, found[2], tmp_path / "run")
+    rows = json.loads((tmp_path / "run" / "results" / "testpaper" / "exercised.json").read_text())["rows"]
+    assert seconds > 0 and [(r["value"], r["n"]) for r in rows] == [(0.75, 3)]
+    assert (tmp_path / "run" / "tiny.ipynb").is_file() and chapter.read_text(encoding="utf-8") == CHAPTER
+    with pytest.raises(exercises.ExerciseError, match="runs no chapter: it is done by hand"):
+        exercises.run_exercise(chapter, found[0], tmp_path / "never")
+    with pytest.raises(exercises.ExerciseError, match="the reader's to write"):
+        exercises.run_exercise(chapter, found[4], tmp_path / "never")
+
+
+@pytest.mark.unit
+def test_the_command_lists_a_chapter_and_refuses_a_bad_name_or_number_in_one_line(capsys):
+    assert main(["exercises", "99_reproduction_report"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) >= 4 and out[0].startswith("99_reproduction_report") and "no computer" in out[0]
+    assert main(["exercises", "no/such_chapter"]) == 2
+    assert "no chapter 'no/such_chapter'" in capsys.readouterr().err
+    assert main(["exercises", "99_reproduction_report", "--run", "99", "--output", "/tmp/unused"]) == 2
+    assert "has no exercise 99" in capsys.readouterr().err
+    assert main(["exercises", "99_reproduction_report", "--run", "1"]) == 2
+    assert "--run needs a chapter and --output" in capsys.readouterr().err

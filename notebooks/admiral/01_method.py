@@ -347,13 +347,16 @@ pd.concat(frames, names=["system", "rank"])
 #
 # - how many tokens the title steps will allow compared with the narrowed tree (the `allowed tokens` column; an
 #   order of magnitude is enough);
-# - whether the beams' titles will still be related to the claim, and whether any will be gold.
+# - whether the beams' titles will still be related to the claim, whether any will be gold, and how the `copied`
+#   column will change.
 #
-# Compare the beams table with the linked-title table, which does not depend on the config.
+# Compare the beams table with the linked-title table, which does not depend on the config, and with the
+# full-tree table at the end of the chapter (the same hop, from the same iteration 1).
 #
 # :::{dropdown} Hint
-# Read "Title sets of the hops" in the docstring of `proofbook.admiral.retrieval.multihop`: what did the title
-# models trained here learn, and what did they not learn?
+# Read "Title sets of the hops" in the docstring of `proofbook.admiral.retrieval.multihop` and "Title models that
+# can copy" in that of `proofbook.admiral.retrieval.retrieval_experiments`: what do the title models trained here
+# learn without a copy head, and where can a title come from with one?
 # :::
 
 # %% [markdown]

@@ -6,26 +6,10 @@ import pytest
 
 from proofbook.__main__ import main
 from proofbook.cli import exercises, runner
+from tests.cli.test_runner import NOTEBOOK
 
-CHAPTER = '''# %% [markdown]
-# # A tiny chapter
-
-# %% tags=["parameters"]
-data_dir: str | None = None
-split: str | None = None
-limit: int | None = None
-seed = 0
-smoke = False
-results_dir = "results"
-figures_dir = "figures"
-
-# %%
-from proofbook.core.results import Results
-res = Results("testpaper/exercised", dict(seed=seed, smoke=smoke, limit=limit, split=split, data_dir=data_dir),
-              results_dir)
-value = 0.25
-res.add("toy", "dev", "constant", "accuracy", value, limit or 4)
-
+#: the runner tests' tiny notebook (its one row: 0.25 in a smoke run, else 0.5, over ``limit or 4``) with exercises
+CHAPTER = NOTEBOOK + '''
 # %% [markdown]
 # ## Exercises
 #
@@ -39,7 +23,7 @@ res.add("toy", "dev", "constant", "accuracy", value, limit or 4)
 #
 # ### 3. Another value
 #
-# In a copy change `value = 0.25` to `value = 0.75`, then rerun it with `-p limit 3`.
+# In a copy change `0.25 if smoke else 0.5` to `0.75`, then rerun it with `-p limit 3`.
 #
 # ### 4. Look closer
 #
@@ -66,10 +50,10 @@ def test_each_exercise_is_read_with_its_kind_and_its_changes(chapter):
     assert [(e.number, e.kind) for e in found] == [(1, "no computer"), (2, "rerun"), (3, "edit"), (4, "cell"),
                                                     (5, "reading")]
     assert found[1].parameters == (("limit", "2"),)               # the reader's S is theirs to choose
-    assert found[2].edits == (exercises.Edit("change", "value = 0.25", "value = 0.75"),)
+    assert found[2].edits == (exercises.Edit("change", "0.25 if smoke else 0.5", "0.75"),)
     assert found[2].parameters == (("limit", "3"),) and found[0].title == "By hand (no computer needed)"
     lines = exercises.listing(found)
-    assert len(lines) == 5 and "[-p limit 3; change `value = 0.25`]" in lines[2]
+    assert len(lines) == 5 and "[-p limit 3; change `0.25 if smoke else 0.5`]" in lines[2]
 
 
 @pytest.mark.unit
@@ -85,7 +69,7 @@ def test_the_books_exercises_are_read_and_a_command_may_rerun_another_chapter():
 def test_an_exercise_runs_on_a_copy_with_its_outputs_in_its_own_folder(chapter, tmp_path):
     found = exercises.read_exercises(chapter)
     seconds = exercises.run_exercise(chapter, found[2], tmp_path / "run")
-    rows = json.loads((tmp_path / "run" / "results" / "testpaper" / "exercised.json").read_text())["rows"]
+    rows = json.loads((tmp_path / "run" / "results" / "testpaper" / "tiny.json").read_text())["rows"]
     assert seconds > 0 and [(r["value"], r["n"]) for r in rows] == [(0.75, 3)]
     assert (tmp_path / "run" / "tiny.ipynb").is_file() and chapter.read_text(encoding="utf-8") == CHAPTER
     with pytest.raises(exercises.ExerciseError, match="runs no chapter: it is done by hand"):

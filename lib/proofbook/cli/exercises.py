@@ -90,12 +90,10 @@ class Exercise:
         return "cell" if self.code else "reading"
 
 
-def _markdown_and_code(source: Path) -> tuple[str, list[str]]:
+def _markdown(source: Path) -> str:
     import jupytext
 
-    cells = jupytext.read(source, fmt="py:percent").cells
-    return ("\n".join(c.source for c in cells if c.cell_type == "markdown"),
-            [c.source for c in cells if c.cell_type == "code"])
+    return "\n".join(c.source for c in jupytext.read(source, fmt="py:percent").cells if c.cell_type == "markdown")
 
 
 def _flat(text: str) -> str:
@@ -104,7 +102,7 @@ def _flat(text: str) -> str:
 
 def exercises_text(source: Path) -> str:
     """The markdown of a chapter's ``## Exercises`` (empty when it has none)."""
-    markdown, _ = _markdown_and_code(Path(source))
+    markdown = _markdown(Path(source))
     return markdown.split("## Exercises", 1)[1] if "## Exercises" in markdown else ""
 
 

@@ -83,7 +83,7 @@ def prerequisites(sources: list[Path]) -> dict[Path, set[Path]]:
 
 
 def _last_seconds(source: Path) -> float:
-    stamp = runner.STAMPS / f"{runner.notebook_id(source)}.json"
+    stamp = runner.stamp_path(source)
     try:
         return float(json.loads(stamp.read_text(encoding="utf-8")).get("seconds") or 0.0)
     except (OSError, ValueError):

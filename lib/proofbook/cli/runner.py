@@ -255,11 +255,16 @@ def _data_listing(parameters: dict) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
 
 
+def stamp_path(source: Path) -> Path:
+    """Where the stamp of ``source``'s last successful run is kept (``_build/stamps/<id>.json``)."""
+    return STAMPS / f"{notebook_id(source)}.json"
+
+
 def up_to_date(source: Path, parameters: dict) -> bool:
     """Whether the last run of ``source`` (its stamp) used these parameters and the same data files, and
     every results file it wrote still matches what the current code and data give
     (:func:`proofbook.core.provenance.stale_parts`)."""
-    stamp = STAMPS / f"{notebook_id(source)}.json"
+    stamp = stamp_path(source)
     if not (stamp.is_file() and executed_path(source).is_file()):
         return False
     recorded = json.loads(stamp.read_text(encoding="utf-8"))
@@ -360,4 +365,4 @@ def write_stamp(source: Path, typed: dict, written: list[str], seconds: float, h
     stamp = {"parameters": typed, "data_files": _data_listing(typed), "results": written,
              "seconds": round(seconds, 1), "finished": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
              "host": host or platform.node()}
-    write_json_atomic(STAMPS / f"{notebook_id(source)}.json", json.loads(json.dumps(stamp, default=str)))
+    write_json_atomic(stamp_path(source), json.loads(json.dumps(stamp, default=str)))

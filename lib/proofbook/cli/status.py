@@ -28,8 +28,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from proofbook.cli import runner
-from proofbook.cli.runner import book_notebooks, executed_path, notebook_id
+from proofbook.cli.runner import book_notebooks, executed_path, notebook_id, stamp_path
 from proofbook.core import provenance
 from proofbook.core.paths import PROJECT_ROOT, record_read
 from proofbook.core.results import load_results
@@ -115,7 +114,7 @@ def _read_executed(executed: Path) -> dict:
 def _read_stamp(source: Path) -> dict | None:
     """The stamp of ``source``'s last successful run, or None when there is none; a malformed one raises a
     ValueError naming the file."""
-    stamp = runner.STAMPS / f"{notebook_id(source)}.json"
+    stamp = stamp_path(source)
     if not stamp.is_file():
         return None
     try:
@@ -127,10 +126,9 @@ def _read_stamp(source: Path) -> dict | None:
     return data
 
 
-def _newer(stamp_source: Path, executed: Path) -> bool:
-    """Whether the stamp of ``stamp_source`` was written no earlier than ``executed`` (the stamp of the run that
-    wrote it comes after it; an older stamp belongs to an earlier run)."""
-    stamp = runner.STAMPS / f"{notebook_id(stamp_source)}.json"
+def _newer(stamp: Path, executed: Path) -> bool:
+    """Whether ``stamp`` was written no earlier than ``executed`` (the stamp of the run that wrote it comes after
+    it; an older stamp belongs to an earlier run)."""
     return stamp.stat().st_mtime >= executed.stat().st_mtime
 
 
@@ -162,7 +160,7 @@ def chapter_runs(results_dir: os.PathLike | str = PROJECT_ROOT / "results", data
                                        (stamp.get("parameters") or {}).get("smoke"), commit, current, changes,
                                        stamp.get("host")))
             continue
-        host = stamp.get("host") if stamp is not None and _newer(source, executed) else None
+        host = stamp.get("host") if stamp is not None and _newer(stamp_path(source), executed) else None
         # the executed copy is not noted as read: executed copies are not committed, the results files are
         notebook = _read_executed(executed)
         record = notebook["metadata"]["papermill"]

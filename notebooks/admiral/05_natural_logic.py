@@ -451,25 +451,24 @@ results.save()
 # figures and executed copy stay as they are:
 # `python -m proofbook run notebooks/admiral/05_natural_logic.py -p results_dir /tmp/mine -p figures_dir /tmp/mine --output /tmp/mine/05_natural_logic.ipynb`,
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
-# notebook and run the copy the same way.  Exercises 1 to 4 reuse the cached models; exercise 5 retrains.
+# notebook and run the copy the same way.  Exercise 1 needs no computer; 2 to 4 and 6 reuse the cached models;
+# exercise 5 retrains.
 
 # %% [markdown]
-# ### 1. Run the automaton by hand
+# ### 1. Run the automaton by hand (no computer needed)
 #
-# Using only the transition table, work out the verdicts of the operator sequences `= ! >`, `= > !`, `! !` and
-# `! <`.  Then add a cell after the transition table and check each with `natlog.automaton_path(["=", "!", ">"])`
-# and so on.
-#
-# Next, before printing them, predict what the few-shot proofs on which the automaton disagrees with the file's
-# verdict have in common.  Then list them in a cell placed after the one that defines `firsts`:
-# `[(e.claim_id, e.verdict, [s.operator for s in e.steps]) for e in firsts if natlog.verdict(s.operator for s in e.steps) != e.verdict]`.
-# The glued `fewshot_agreement` and the row `verdict_acc` of `natlog-automaton` on `qanatver-fewshot` give the
-# share that agree.
+# Using only the transition table (or the automaton figure), work out the state path and the verdict of the
+# operator sequences `= ! >`, `= > !`, `! !` and `! <`, each read from the start state SUPPORTS.  Then say which
+# of the four would change their verdict if the last two operators were swapped.
 #
 # :::{dropdown} Hint
 # NOT ENOUGH INFO absorbs.  The same operator leads to different states from SUPPORTS and from REFUTES, so order
-# matters.  For the disagreements, look at which operators end in NOT ENOUGH INFO and what verdict the file
-# gives.
+# matters.  Check your paths in a cell:
+# ```python
+# from proofbook.admiral.prover import natlog
+# [natlog.automaton_path(ops.split()) for ops in ["= ! >", "= > !", "! !", "! <"]]
+# ```
+# The last state of each path is the verdict (`natlog.verdict`).
 # :::
 
 # %% [markdown]
@@ -544,4 +543,17 @@ results.save()
 # :::{dropdown} Hint
 # `operator_data` caps only the training steps.  In the book's run, print `prover.operator_data.counts`: for
 # which operators does a cap of 500 bind, and for which does a cap of 100?
+# :::
+
+# %% [markdown]
+# ### 6. Where the automaton and the file disagree
+#
+# Before printing them, predict what the few-shot proofs on which the automaton disagrees with the file's
+# verdict have in common.  Then list them in a cell placed after the one that defines `firsts`:
+# `[(e.claim_id, e.verdict, [s.operator for s in e.steps]) for e in firsts if natlog.verdict(s.operator for s in e.steps) != e.verdict]`.
+# The glued `fewshot_agreement` and the row `verdict_acc` of `natlog-automaton` on `qanatver-fewshot` give the
+# share that agree.
+#
+# :::{dropdown} Hint
+# Look at which operators end in NOT ENOUGH INFO (exercise 1) and what verdict the file gives.
 # :::

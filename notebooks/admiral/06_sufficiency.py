@@ -694,3 +694,29 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # model scores highest.  Ask whether that score knows anything about the label.  And ask when a pair ends with
 # no proof at all (`ProofGenerator.generate` drops beams that do not parse).
 # :::
+
+# %% [markdown]
+# ### 5. An AUC and a threshold by hand (no computer needed)
+#
+# Six decision points of the loop, each with a sufficiency score and whether its selection was complete (held
+# every gold sentence): complete selections scored 0.9, 0.6 and 0.4; incomplete ones 0.7, 0.3 and 0.1.
+#
+# - Compute the ROC AUC as the share of (complete, incomplete) pairs in which the complete selection scores
+#   higher (a tie would count one half).
+# - Among thresholds equal to one of the six scores (`score >= threshold` means sufficient), find the one with
+#   the best balanced accuracy, the mean of the shares decided right among complete and among incomplete
+#   selections.  What is its plain accuracy?
+# - A rule that calls every selection sufficient (one constant score): what are its balanced accuracy and its AUC?
+#
+# Then compare with the AUC table and the calibration figure: which of the two numbers says how well a score
+# *ranks* selections, and which says how well one threshold *decides* them?
+#
+# :::{dropdown} Hint
+# Check both in a cell:
+# ```python
+# from proofbook.admiral.prover.calibration import best_threshold, roc_auc
+# scores, complete = [0.9, 0.6, 0.4, 0.7, 0.3, 0.1], [True, True, True, False, False, False]
+# roc_auc(scores, complete), best_threshold(scores, complete, objective="balanced_accuracy")
+# ```
+# A constant score orders no pair: every pair is a tie.
+# :::

@@ -206,7 +206,7 @@ decoding_steps(model, len(hop.input_sentences), best, titles=linked) if best els
 
 # %%
 copied = model.copy_shares([(example.claim, hop.input_sentences)], [hop.beams[:n_examples]])[0]
-beams_frame(hop.beams, example.gold_titles, top=n_examples).assign(copied=[round(c, 3) for c in copied])
+beams_frame(hop.beams, example.gold_titles, top=n_examples, copied=copied)
 
 # %% [markdown]
 # The first 5 new titles are kept; their sentences are reranked with the claim plus the sentence the beam
@@ -240,18 +240,14 @@ pd.DataFrame({"initial": trace.initial_ranking()[:n_examples], "admiral-mentions
 
 # %%
 full_config = dataclasses.replace(config, hop_titles="corpus")
-full_hops = {}
+glue("n_titles", len(hover.corpus.titles), display=False)
+frames = {}
 for name, nocopy in (("admiral", False), ("admiral-nocopy", True)):
     full = retrieval_experiments.build_admiral(hover, components, full_config, nocopy=nocopy, index=retriever.index)
     [full_trace] = full.retrieve_many([example.claim], progress=False, initial=[trace])
-    full_hops[name] = (full.hop_models[1], full_trace)
-glue("n_titles", len(hover.corpus.titles), display=False)
-frames = {}
-for name, (hop_model, full_trace) in full_hops.items():
     full_hop = full_trace.hops[0]
-    shares = hop_model.copy_shares([(example.claim, full_hop.input_sentences)], [full_hop.beams[:n_examples]])[0]
-    frames[name] = beams_frame(full_hop.beams, example.gold_titles, top=n_examples).assign(
-        copied=[None if c is None else round(c, 3) for c in shares])
+    shares = full.hop_models[1].copy_shares([(example.claim, full_hop.input_sentences)], [full_hop.beams[:n_examples]])
+    frames[name] = beams_frame(full_hop.beams, example.gold_titles, top=n_examples, copied=shares[0])
     for k in (2, 5, 10):
         results.add("hover", "dev", name, f"recall@{k}", float(recall_at_k(full_trace.ranking(), example.gold_titles, k)), 1)
 pd.concat(frames, names=["system", "rank"])

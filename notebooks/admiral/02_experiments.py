@@ -406,3 +406,34 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "paper's number
 # the hop drops titles already retrieved.
 # :::
 
+
+# %% [markdown]
+# ### 4. The ranked list by hand (no computer needed)
+#
+# A 2-hop claim with gold pages `A` and `B`.  Iteration 1 reranks `A B C D E F` (in that order) and keeps five
+# sentences, all from `A` and `C`.  The hop then writes five titles not retrieved before, `N1` to `N5`, none of
+# them gold.  The ranked list is: the documents holding the kept sentences, in reranked order, then the hop's new
+# documents, then the rest of the initial list (`initial` is the same list without the new documents).
+#
+# - Write down the first 10 documents of `initial` and of `admiral`.
+# - Decide recall@5 and recall@10 of each: 1 when *every* gold page is among the first k.
+# - Now let the hop write `B` first and `N1` to `N4` after it.  Which of the four numbers change?
+#
+# Then read the interval table again: which of your two cases does `admiral` against `initial` at recall@5 and at
+# recall@10 look like, and what does the sentence on why recall@5 and recall@10 can disagree count?
+#
+# :::{dropdown} Hint
+# Check both lists in a cell:
+# ```python
+# from proofbook.admiral.retrieval.metrics import recall_at_k
+# from proofbook.admiral.retrieval.multihop import HopTrace, RetrievalTrace
+# from proofbook.core.corpus import Sentence
+# kept = [(Sentence(title, i, ""), 1.0) for i, title in enumerate("A A C A C".split())]
+# trace = RetrievalTrace("claim", bm25=[], genre=[], candidates=list("ABCDEF"), reranked_documents=list("ABCDEF"),
+#                        selected=kept, initial_selected=kept,
+#                        hops=[HopTrace(2, [], [], ["N1", "N2", "N3", "N4", "N5"], [])])
+# [(ranking[:10], recall_at_k(ranking, ["A", "B"], 5), recall_at_k(ranking, ["A", "B"], 10))
+#  for ranking in (trace.initial_ranking(), trace.ranking())]
+# ```
+# For the second case, replace the hop's titles by `["B", "N1", "N2", "N3", "N4"]`.
+# :::

@@ -473,3 +473,27 @@ results.table(index=("dataset", "system")).loc["hover"].dropna(axis=1, how="all"
 # For the speed-up, think of each backend's cost per query as a fixed part plus a part per document.  Which part
 # does the sparse matrix make small?
 # :::
+
+# %% [markdown]
+# ### 6. An exponent and an extrapolation by hand (no computer needed)
+#
+# Say a system answers a claim in 2.0 s over 25,000 pages and in 2.5 s over 250,000 pages, and a dense index
+# stores one 384-dimensional float32 vector per page.
+#
+# - Compute the log-log exponent of the latency between the two sizes: log(2.5 / 2.0) / log(250,000 / 25,000).
+# - Carry the latency to Wikipedia's 5.4 million pages with that exponent, as the "Beyond one machine" table
+#   does.  Is the answer nearer 2.5 s or 25 s?
+# - Compute the dense index's bytes at 250,000 pages and at 5.4 million pages exactly.  What exponent does it
+#   have?
+#
+# Then read the exponents table: which of the book's systems behaves like your latency, and which like the index?
+#
+# :::{dropdown} Hint
+# Check in a cell:
+# ```python
+# from proofbook.admiral.retrieval import scaling
+# exponent = scaling.log_log_slope([25_000, 250_000], [2.0, 2.5])
+# exponent, scaling.extrapolate(250_000, 2.5, exponent, 5_400_000), [384 * 4 * n for n in (250_000, 5_400_000)]
+# ```
+# With only two sizes, the least-squares line passes through both points.
+# :::

@@ -302,3 +302,35 @@ for claim, trace, missing in detailed:
 # input sentences (`Admiral.linked_titles`): replace `fulltrie_traces` by `traces` in the misses cell to read its
 # beams instead.
 # :::
+
+# %% [markdown]
+# ### 6. Four fates by hand (no computer needed)
+#
+# A claim with five gold pages: `A`, `P`, `Q`, `R` and `S`.  Its trace, stage by stage:
+#
+# - the candidates (GENRE titles, then BM25 pages) are `A B C D E F G P H I Q J`;
+# - the reranker keeps the first ten in the order `A B C D E F G P H I`, and its five kept sentences come from `A`
+#   and `C`;
+# - the hop's beams, best first, are `N1 A N2 N3 N4 N5 R`; `A` was retrieved already, so the new documents are
+#   `N1` to `N5`.
+#
+# Build the ranked list (the documents holding the kept sentences, then the new documents, then the rest of the
+# initial list).  For each gold page not in its top 5, name the stage of the stage table that lost it.  Which of
+# them could a larger k rescue at all, and which would need a better title model or a better reranker?
+#
+# :::{dropdown} Hint
+# Check in a cell:
+# ```python
+# from proofbook.admiral.retrieval.errors import missing_stage
+# from proofbook.admiral.retrieval.multihop import HopTrace, RankedTitle, RetrievalTrace
+# from proofbook.core.corpus import Sentence
+# reranked = list("ABCDEFG") + ["P", "H", "I"]
+# kept = [(Sentence(title, i, ""), 1.0) for i, title in enumerate("A A C A C".split())]
+# beams = [RankedTitle((), title, 0.0) for title in ["N1", "A", "N2", "N3", "N4", "N5", "R"]]
+# trace = RetrievalTrace("claim", bm25=[], genre=[], candidates=reranked + ["Q", "J"], reranked_documents=reranked,
+#                        selected=kept, initial_selected=kept,
+#                        hops=[HopTrace(2, [], beams, ["N1", "N2", "N3", "N4", "N5"], [])])
+# {title: missing_stage(trace, title, k=5) for title in "APQRS"}
+# ```
+# `missing_stage` in `proofbook.admiral.retrieval.errors` asks its questions from the last stage back.
+# :::

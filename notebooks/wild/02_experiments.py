@@ -308,6 +308,31 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "verdict", "why
 # is too long, the tokenizer cuts the longer text first (`truncation=True` in `CrossEncoder`).  What does
 # `claim-only-matched` read as its evidence?
 # :::
+
+# %% [markdown]
+# ### 4. Which metric rewards hedging? (no computer needed)
+#
+# Six claims with gold labels `pants-fire, false, half-true, mostly-true, true, true` (indices 0, 1, 3, 4, 5, 5 on
+# the six-step scale).  A bold classifier predicts `pants-fire, false, pants-fire, pants-fire, pants-fire, true`;
+# `always-half-true` predicts index 3 for every claim.
+#
+# - Compute accuracy, MAE (the mean number of steps between prediction and gold) and soft accuracy (the share at
+#   most one step off) for both.
+# - Which one does each metric prefer?  Which of the three would you report if a wrong answer next to the gold
+#   label should count as almost right?
+#
+# Then look at the veracity table: does `always-half-true` beat any trained system on MAE while losing on
+# accuracy?
+#
+# :::{dropdown} Hint
+# Check in a cell:
+# ```python
+# from proofbook.wild.veracity_metrics import veracity_metrics
+# gold = [0, 1, 3, 4, 5, 5]
+# veracity_metrics(gold, [0, 1, 0, 0, 0, 5]), veracity_metrics(gold, [3] * 6)
+# ```
+# The call also gives macro-F1, averaged over the labels present in the gold labels or the predictions.
+# :::
 #
 # The table and figure give, on the same test claims, the claim-only classifier, the oracle justification, the
 # web evidence as snippets and as summaries, and the constant baseline.  The error-analysis chapter looks at the

@@ -142,20 +142,26 @@ for shown_id in shown_ids:
 # :::
 
 # %% [markdown]
-# ### 2. A column you can compute by hand
+# ### 2. A column you can compute by hand (no computer needed)
 #
-# Copy the notebook (`cp notebooks/wild/03_error_analysis.py /tmp/mine/wild_03.py`).  Add `"always-half-true"` to
-# the tuple that defines `systems` near the top, and run the copy with
+# Write down, without looking at any result, the constant baseline `always-half-true`'s whole column of the
+# MAE-by-gold-label table (one number per gold label, `pants-fire` to `true`) and its confusion matrix.  Which
+# gold labels can no classifier that always answers one label serve well, whichever label it picks?  Then read
+# off the table, for each gold label, which trained conditions beat your column.
+#
+# To see the baseline beside them, copy the notebook (`cp notebooks/wild/03_error_analysis.py /tmp/mine/wild_03.py`),
+# add `"always-half-true"` to the tuple that defines `systems` near the top, and run the copy with
 # `python -m proofbook run /tmp/mine/wild_03.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
-#
-# Before running, write down that system's whole column of the MAE-by-gold-label table, and its confusion
-# matrix, without looking at any result.  Then read off, for each gold label, which trained conditions beat the
-# constant baseline.
 #
 # :::{dropdown} Hint
 # Labels are indices 0-5 from `pants-fire` to `true` (`proofbook.data.politifact_text.LABELS`), and MAE is the mean
-# absolute difference of indices.  A condition that beats the baseline only near the middle has learnt little
-# about the ends of the scale.
+# absolute difference of indices.  Check the column and the matrix in a cell:
+# ```python
+# from proofbook.wild.veracity_metrics import confusion_matrix, mae_by_label
+# gold = [0, 1, 2, 3, 4, 5]
+# mae_by_label(gold, [3] * 6), confusion_matrix(gold, [3] * 6)
+# ```
+# A condition that beats the baseline only near the middle has learnt little about the ends of the scale.
 # :::
 
 # %% [markdown]

@@ -16,6 +16,7 @@ import ast
 import builtins
 import dataclasses
 import importlib
+import importlib.util
 import re
 import shlex
 
@@ -23,6 +24,7 @@ import jupytext
 import pytest
 
 from proofbook.cli import runner
+from proofbook.cli.exercises import read_exercises
 from proofbook.cli.parameters import parameter_specs
 from proofbook.core.paths import PROJECT_ROOT
 
@@ -141,8 +143,9 @@ def test_every_hint_block_imports_what_exists_and_uses_names_the_chapter_defines
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 module = importlib.import_module(node.module)
-                for alias in node.names:
-                    assert hasattr(module, alias.name), f"{source.name}: {node.module} has no {alias.name}"
+                for alias in node.names:        # a name the module holds, or one of its submodules
+                    assert hasattr(module, alias.name) or importlib.util.find_spec(f"{node.module}.{alias.name}"), \
+                        f"{source.name}: {node.module} has no {alias.name}"
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         missing = used - known - defined_names(block)
         assert not missing, f"{source.name}: a hint's code uses {sorted(missing)}, which the chapter never defines"
@@ -158,15 +161,109 @@ def test_every_name_a_hint_places_in_a_module_is_there(source):
             obj = getattr(obj, part)
 
 
+def hint_value(chapter_path: str, marker: str):
+    """Run the one hint block of a chapter's exercises that holds ``marker``, on its own (a by-hand exercise's
+    check needs nothing from the chapter), and return the value of its last line."""
+    exercises, _, _ = chapter(PROJECT_ROOT / "notebooks" / chapter_path)
+    [block] = [b for b in FENCE.findall(exercises) if marker in b]
+    tree = ast.parse(block)
+    *body, last = tree.body
+    assert isinstance(last, ast.Expr), f"{chapter_path}: the hint's last line is not an expression"
+    namespace = {}
+    exec(compile(ast.Module(body=body, type_ignores=[]), chapter_path, "exec"), namespace)
+    return eval(compile(ast.Expression(last.value), chapter_path, "eval"), namespace)
+
+
+BY_HAND = [(source, exercise) for source in NOTEBOOKS for exercise in read_exercises(source)
+           if exercise.kind == "no computer"]
+
+
+@pytest.mark.parametrize("source,exercise", BY_HAND,
+                         ids=[f"{runner.notebook_id(s)}-{e.number}" for s, e in BY_HAND])
+def test_every_by_hand_exercise_has_a_check_that_runs_on_its_own(source, exercise):
+    """A by-hand exercise's hint shows the call that checks the answer; a code block of it runs on its own (it
+    needs nothing from the chapter), a call on the chapter's objects is checked by the tests above."""
+    exercises, _, _ = chapter(source)
+    sections = dict(zip(*[iter(re.split(r"(?m)^### (\d+)\.", exercises)[1:])] * 2))
+    text = sections[str(exercise.number)]
+    blocks = FENCE.findall(text)
+    assert blocks or re.search(r"`[^`]*\(", text) or NAMED_IN.search(text.replace("\n", " ")), \
+        f"{source.name}: exercise {exercise.number} is done by hand but its hint shows no call to check it with"
+    for block in blocks:
+        exec(compile(block, f"{source.name} exercise {exercise.number}", "exec"), {})
+
+
+METHOD_CHAPTERS = [s for s in NOTEBOOKS if runner.notebook_id(s).split("/")[0] in ("admiral", "wild", "entailer")]
+#: chapters whose by-hand exercise waits for their next rerun (a chapter's text is part of its results' digest)
+BY_HAND_PENDING = {"entailer/02_experiments", "entailer/03_error_analysis"}
+
+
+@pytest.mark.parametrize("source", [
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="added with the chapter's next rerun"))
+    if runner.notebook_id(s) in BY_HAND_PENDING else s for s in METHOD_CHAPTERS],
+    ids=[runner.notebook_id(s) for s in METHOD_CHAPTERS])
+def test_every_method_chapter_has_an_exercise_done_by_hand(source):
+    assert any(e.kind == "no computer" for e in read_exercises(source)), \
+        f"{source.name}: no exercise is done by hand (title ending '(no computer needed)')"
+
+
 def test_the_bm25_hint_computes_the_score_the_formula_gives():
     """admiral/01's by-hand exercise: its hint's call agrees with the formula the exercise states."""
     import math
 
-    exercises, _, _ = chapter(PROJECT_ROOT / "notebooks" / "admiral" / "01_method.py")
-    [block] = [b for b in FENCE.findall(exercises) if "BM25" in b]
-    namespace = {}
-    exec(block.replace("BM25(pages", "result = BM25(pages"), namespace)
+    scores = hint_value("admiral/01_method.py", "BM25")
     idf = math.log(3 - 1 + 0.5) - math.log(1 + 0.5)
     avgdl = (6 + 4 + 6) / 3
     by_hand = idf * 1 * (0.9 + 1) / (1 + 0.9 * (1 - 0.1 + 0.1 * 6 / avgdl))
-    assert namespace["result"][0] == pytest.approx(by_hand) and list(namespace["result"][1:]) == [0, 0]
+    assert scores[0] == pytest.approx(by_hand) and list(scores[1:]) == [0, 0]
+
+
+def test_the_automaton_hint_gives_the_paths_the_transition_table_gives():
+    """admiral/05: the paths read off the automaton's table (Angeli & Manning 2014): from SUPPORTS, = stays and
+    ! goes to REFUTES; from REFUTES, ! goes back, > stays and < goes to NOT ENOUGH INFO; > from SUPPORTS goes to
+    NOT ENOUGH INFO, which absorbs."""
+    paths = hint_value("admiral/05_natural_logic.py", "automaton_path")
+    S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
+    assert paths == [[S, S, R, R], [S, S, N, N], [S, R, S], [S, R, N]]
+
+
+def test_the_auc_hint_gives_seven_of_nine_pairs_and_the_threshold_04():
+    auc, best = hint_value("admiral/06_sufficiency.py", "roc_auc")
+    assert auc == pytest.approx(7 / 9)          # 0.9 > all three, 0.6 and 0.4 > 0.3 and 0.1
+    assert best["threshold"] == 0.4 and best["balanced_accuracy"] == pytest.approx((1 + 2 / 3) / 2)
+    assert best["accuracy"] == pytest.approx(5 / 6)
+
+
+def test_the_ranked_list_hint_shows_five_new_pages_pushing_a_gold_page_below_5():
+    """admiral/02: selected A, C; then N1-N5; then B D E ... -- B (gold) falls from place 2 to place 8."""
+    initial, admiral = hint_value("admiral/02_experiments.py", "recall_at_k")
+    assert initial == (list("ABCDEF"), True, True)
+    assert admiral == (["A", "C", "N1", "N2", "N3", "N4", "N5", "B", "D", "E"], False, True)
+
+
+def test_the_exponent_hint_gives_the_two_point_slope_and_the_dense_bytes():
+    import math
+
+    exponent, carried, dense = hint_value("admiral/03_efficiency.py", "log_log_slope")
+    assert exponent == pytest.approx(math.log(2.5 / 2.0) / math.log(10))
+    assert carried == pytest.approx(2.5 * (5_400_000 / 250_000) ** exponent)
+    assert dense == [384_000_000, 8_294_400_000]
+
+
+def test_the_four_fates_hint_gives_one_gold_page_per_stage():
+    from proofbook.admiral.retrieval.errors import STAGES
+
+    fates = hint_value("admiral/04_error_analysis.py", "missing_stage")
+    assert fates == {"A": None, "P": STAGES[3], "Q": STAGES[1], "R": STAGES[2], "S": STAGES[0]}
+
+
+def test_the_hedging_hint_shows_the_constant_winning_on_mae_and_losing_on_accuracy():
+    bold, constant = hint_value("wild/02_experiments.py", "veracity_metrics")
+    assert (bold["accuracy"], bold["mae"], bold["soft_accuracy"]) == pytest.approx((3 / 6, 12 / 6, 3 / 6))
+    assert (constant["accuracy"], constant["mae"], constant["soft_accuracy"]) == pytest.approx((1 / 6, 10 / 6, 2 / 6))
+
+
+def test_the_constant_column_hint_is_the_distance_to_half_true():
+    column, matrix = hint_value("wild/03_error_analysis.py", "mae_by_label")
+    assert column == {label: (abs(label - 3), 1) for label in range(6)}
+    assert matrix[:, 3].tolist() == [1] * 6 and matrix.sum() == 6

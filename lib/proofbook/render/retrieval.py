@@ -23,10 +23,20 @@ def sentences_frame(selected, gold_sentences: Sequence[tuple[str, int]]) -> pd.D
                          for s, score in selected])
 
 
-def beams_frame(beams, gold: Sequence[str], top: int = 10) -> pd.DataFrame:
-    """Decoded beams (pointers, title, length-normalised log-probability), gold titles marked."""
-    return pd.DataFrame([{"pointers": " ".join(f"E{p}" for p in getattr(b, "pointers", ())), "title": b.title,
-                          "score": round(float(b.score), 3), "gold": b.title in gold} for b in beams[:top]])
+def beams_frame(beams, gold: Sequence[str], top: int = 10, copied: Sequence[float | None] | None = None
+                ) -> pd.DataFrame:
+    """Decoded beams (pointers, title, length-normalised log-probability), gold titles marked; with ``copied``
+    (one share per beam, :meth:`~proofbook.admiral.retrieval.autoregressive.AutoregressiveRetriever.copy_shares`)
+    a column of the share of each title that came by copying from the input, empty for a model without a copy
+    head."""
+    frame = pd.DataFrame([{"pointers": " ".join(f"E{p}" for p in getattr(b, "pointers", ())), "title": b.title,
+                           "score": round(float(b.score), 3), "gold": b.title in gold} for b in beams[:top]])
+    if copied is not None:
+        shares = list(copied)[:len(frame)]
+        if len(shares) != len(frame):
+            raise ValueError(f"beams_frame: {len(frame)} beams shown but {len(shares)} copied shares")
+        frame["copied"] = [None if c is None else round(float(c), 3) for c in shares]
+    return frame
 
 
 def decoding_steps(model, n_sentences: int, beam, show: int = 6, titles=None) -> pd.DataFrame:

@@ -42,7 +42,7 @@ figures_dir = "figures"
 import pandas as pd
 from myst_nb import glue
 
-from proofbook.cli import status
+from proofbook.cli import exercises, status
 from proofbook.render.chapter import start
 
 chapter = start("reference/99_status", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
@@ -76,3 +76,26 @@ table[["title", "status", "smoke", "finished", "minutes", "commit", "host", "cur
 # %%
 changes = [{"notebook": run.notebook, "change": change} for run in runs for change in run.changes]
 pd.DataFrame(changes, columns=["notebook", "change"]) if changes else print("Every notebook's results are current.")
+
+# %% [markdown]
+# ## What the exercises cost here
+#
+# Every chapter ends with exercises.  Before setting them for a class, a teacher needs to know what each costs
+# on the machine that built the book.  The table reads each exercise's kind from its text
+# (`python -m proofbook exercises` prints the same list) and its cost from the runs above:
+
+# %%
+costs = pd.DataFrame(exercises.exercise_rows(exercises.book_exercises(), exercises.recorded_minutes(runs)))
+glue("n_exercises", len(costs), display=False)
+glue("n_by_hand", int((costs.kind == "no computer").sum()), display=False)
+glue("n_runnable", int(costs.kind.isin(exercises.RUNNABLE).sum()), display=False)
+glue("cost_note", exercises.COST_NOTE[0].upper() + exercises.COST_NOTE[1:] + ".", display=False)
+pd.set_option("display.max_rows", len(costs))
+costs.set_index(["chapter", "exercise"])[["kind", "cost here", "title"]]
+
+# %% [markdown]
+# *Table: the book's {glue:text}`n_exercises` exercises; {glue:text}`n_by_hand` are done by hand and
+# {glue:text}`n_runnable` rerun a chapter or an edited copy of it.  {glue:text}`cost_note`*
+#
+# An exercise's exact time is measured by running it on a copy, with its outputs in a folder of its own:
+# `python -m proofbook exercises CHAPTER --run N --output DIR`.

@@ -1,5 +1,6 @@
 """``python -m proofbook exercises`` (proofbook.cli.exercises): the chapters' exercises read as data, one run and
 timed on a copy, and a bad name refused in one line."""
+import dataclasses
 import json
 
 import pytest
@@ -52,8 +53,26 @@ def test_each_exercise_is_read_with_its_kind_and_its_changes(chapter):
     assert found[1].parameters == (("limit", "2"),)               # the reader's S is theirs to choose
     assert found[2].edits == (exercises.Edit("change", "0.25 if smoke else 0.5", "0.75"),)
     assert found[2].parameters == (("limit", "3"),) and found[0].title == "By hand (no computer needed)"
-    lines = exercises.listing(found)
+    lines = exercises.listing(exercises.exercise_rows(found, {}))
     assert len(lines) == 5 and "[-p limit 3; change `0.25 if smoke else 0.5`]" in lines[2]
+
+
+@pytest.mark.unit
+def test_each_exercise_costs_nothing_by_hand_and_about_its_chapters_recorded_run_when_it_reruns(chapter):
+    found = exercises.read_exercises(chapter)
+    costs = [exercises.minutes_here(e, {found[0].chapter: 2.04}) for e in found]
+    assert costs == ["0 min", "~2.0 min", "~2.0 min", "-", "-"]
+    assert [exercises.minutes_here(e, {}) for e in found[:3]] == ["0 min", "-", "-"]    # no recorded run here
+    retraining = dataclasses.replace(found[1], retrains=True)
+    assert exercises.minutes_here(retraining, {found[0].chapter: 0.01}) == "~0.1 min + training"
+
+
+@pytest.mark.unit
+def test_an_exercise_that_says_it_retrains_is_marked(tmp_path):
+    source = tmp_path / "tiny.py"
+    source.write_text(CHAPTER.replace("Rerun with `-p limit 2`", "This retrains the model.  Rerun with `-p limit 2`"),
+                      encoding="utf-8")
+    assert [e.retrains for e in exercises.read_exercises(source)] == [False, True, False, False, False]
 
 
 @pytest.mark.unit
@@ -82,7 +101,8 @@ def test_an_exercise_runs_on_a_copy_with_its_outputs_in_its_own_folder(chapter, 
 def test_the_command_lists_a_chapter_and_refuses_a_bad_name_or_number_in_one_line(capsys):
     assert main(["exercises", "99_reproduction_report"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) >= 4 and out[0].startswith("99_reproduction_report") and "no computer" in out[0]
+    assert len(out) >= 5 and out[0].startswith("99_reproduction_report") and "no computer" in out[0]
+    assert "0 min" in out[0] and out[-1].startswith("[exercises] cost here:")
     assert main(["exercises", "no/such_chapter"]) == 2
     assert "no chapter 'no/such_chapter'" in capsys.readouterr().err
     assert main(["exercises", "99_reproduction_report", "--run", "99", "--output", "/tmp/unused"]) == 2

@@ -21,6 +21,12 @@ for it when the edit is applied here.  :func:`edited_source` applies edits to a 
 :func:`run_exercise` runs such a copy with the runner, its outputs in a folder of its own (never the book's),
 and returns how long it took: what a teacher needs to know before setting an exercise for a class.  The
 book's tests apply every chapter's edits and smoke-run the copies (``tests/book/test_exercise_edits.py``).
+
+:func:`minutes_here` says what each exercise costs on the machine that built the book, from the chapters'
+recorded runs (:func:`proofbook.cli.status.chapter_runs`): nothing for one done by hand; for one that reruns a
+chapter, about that chapter's last recorded run, since its models come from the cache, plus the training when the
+exercise says it retrains ("retrains", "retrained", "trained again"); a cell or a change the reader writes is not
+estimated.  ``--run`` measures one exactly.
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ PARAMETER = re.compile(r"(?:^|\s)-p (\w+) (\S+)")
 COMMAND = re.compile(r"^python -m proofbook run (notebooks/\S+\.py)")
 HEADING = re.compile(r"^### (\d+)\.\s*(.+)$", re.M)
 ZERO_COMPUTE = "(no computer needed)"
+RETRAINS = re.compile(r"\bretrain(?:s|ed)\b|\btrained again\b")
 #: the value put in for a one-letter capital the reader chooses (``threshold=T``)
 PLACEHOLDER = "0.3"
 #: parameters an exercise's command sets only to keep the book's own outputs as they are
@@ -75,6 +82,7 @@ class Exercise:
     target: str | None = None               # the chapter its command reruns, when not this one
     code: bool = False                      # it has code to run in a cell of the executed copy
     command: bool = False                   # it gives the rerun's command (``python -m proofbook run``)
+    retrains: bool = False                  # it says its change retrains models (longer than a rerun)
 
     @property
     def kind(self) -> str:
@@ -151,8 +159,15 @@ def read_exercises(source: Path) -> list[Exercise]:
         chapter = runner.notebook_id(source)
         out.append(Exercise(chapter, int(heading.group(1)), title, tuple(read_edits(body)), parameters,
                             tuple(read_imports(body)), ZERO_COMPUTE in title,
-                            target if target != chapter else None, "```python" in body, command))
+                            target if target != chapter else None, "```python" in body, command,
+                            bool(RETRAINS.search(_flat(body)))))
     return out
+
+
+def book_exercises(sources=None) -> list[Exercise]:
+    """The exercises of ``sources`` (default: every notebook of the book, in book order)."""
+    return [e for source in (sources if sources is not None else runner.book_notebooks())
+            for e in read_exercises(source)]
 
 
 def _bound(statement: str) -> set[str]:
@@ -256,24 +271,61 @@ def run_exercise(source: Path, exercise: Exercise, folder: Path, smoke: bool = F
     return time.perf_counter() - start
 
 
-def listing(exercises) -> list[str]:
-    """One line per exercise: chapter, number, kind, title, and what it changes."""
-    lines = []
+def minutes_here(exercise: Exercise, chapter_minutes: dict[str, float | None]) -> str:
+    """What ``exercise`` costs here, from ``chapter_minutes`` (a chapter's id -> the minutes of its last recorded
+    run, None when none is recorded): ``0 min`` by hand, ``~N min`` (``+ training`` when it retrains) for a
+    rerun or an edited copy, ``-`` when not estimated (a cell, a change of the reader's, no recorded run)."""
+    if exercise.kind == "no computer":
+        return "0 min"
+    if exercise.kind not in RUNNABLE:
+        return "-"
+    minutes = chapter_minutes.get(exercise.target or exercise.chapter)
+    if minutes is None:
+        return "-"
+    return f"~{max(minutes, 0.1):.1f} min" + (" + training" if exercise.retrains else "")
+
+
+#: what :func:`minutes_here`'s numbers are, for a reader of the listing or the status page
+COST_NOTE = ("cost here: 0 min by hand; ~N min = the chapter's last recorded run on this machine (more than a "
+             "rerun with cached models needs when that run trained them; less when the exercise enlarges the "
+             "work), + training when the exercise retrains; - = not estimated (time one with --run N --output DIR)")
+
+
+def recorded_minutes(runs=None) -> dict[str, float | None]:
+    """Each chapter's id -> the minutes of its last recorded run on this machine (None: none recorded); ``runs``
+    are :func:`proofbook.cli.status.chapter_runs`' (read when not given)."""
+    if runs is None:
+        from proofbook.cli.status import chapter_runs
+
+        runs = chapter_runs()
+    return {run.notebook: None if run.seconds is None else run.seconds / 60 for run in runs}
+
+
+def exercise_rows(exercises, chapter_minutes: dict[str, float | None]) -> list[dict]:
+    """One row per exercise: chapter, number, kind, its cost here (:func:`minutes_here`), title, what it changes."""
+    rows = []
     for e in exercises:
         changes = [f"-p {n} {v}" for n, v in e.parameters] + [f"{x.kind} `{x.anchor}`" for x in e.edits]
         changes += [f"runs {e.target}"] if e.target else []
-        lines.append(f"{e.chapter:<28} {e.number:>2}  {e.kind:<11}  {e.title}"
-                     + (f"  [{'; '.join(changes)}]" if changes else ""))
-    return lines
+        rows.append({"chapter": e.chapter, "exercise": e.number, "kind": e.kind,
+                     "cost here": minutes_here(e, chapter_minutes), "title": e.title, "changes": "; ".join(changes)})
+    return rows
+
+
+def listing(rows: list[dict]) -> list[str]:
+    """:func:`exercise_rows` as lines of text."""
+    return [f"{r['chapter']:<28} {r['exercise']:>2}  {r['kind']:<11}  {r['cost here']:<20} {r['title']}"
+            + (f"  [{r['changes']}]" if r["changes"] else "") for r in rows]
 
 
 def main(chapter: str | None = None, number: int | None = None, output: str | None = None,
          smoke: bool = False) -> int:
     """The command line: list the exercises (of one chapter, or of every chapter), or run one and print its time."""
     if number is None:
-        sources = [chapter_source(chapter)] if chapter is not None else runner.book_notebooks()
-        for line in listing(e for source in sources for e in read_exercises(source)):
+        exercises = book_exercises([chapter_source(chapter)] if chapter is not None else None)
+        for line in listing(exercise_rows(exercises, recorded_minutes())):
             print(line)
+        print(f"[exercises] {COST_NOTE}")
         return 0
     if chapter is None or output is None:
         raise ExerciseError("--run needs a chapter and --output (a folder for the run's outputs)")

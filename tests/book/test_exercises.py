@@ -267,3 +267,90 @@ def test_the_constant_column_hint_is_the_distance_to_half_true():
     column, matrix = hint_value("wild/03_error_analysis.py", "mae_by_label")
     assert column == {label: (abs(label - 3), 1) for label in range(6)}
     assert matrix[:, 3].tolist() == [1] * 6 and matrix.sum() == 6
+
+
+def imported_objects(code: str) -> dict:
+    """The library names a chapter's code imports (``from proofbook... import x``, ``import proofbook...``)."""
+    found = {}
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("proofbook"):
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                obj = getattr(module, alias.name, None)
+                if obj is None and importlib.util.find_spec(f"{node.module}.{alias.name}"):
+                    obj = importlib.import_module(f"{node.module}.{alias.name}")
+                if obj is not None:
+                    found[alias.asname or alias.name] = obj
+    return found
+
+
+def resolve(func: ast.expr, names: dict):
+    """The object ``func`` (a name or a dotted attribute chain) stands for, from ``names``; None when unknown."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in names:
+        return None
+    obj = names[func.id]
+    for part in reversed(parts):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise AssertionError(f"{ast.unparse(func)} has no {part!r}")
+    return obj
+
+
+def library_calls_checked(source) -> list[str]:
+    """Every call in a backticked span of the chapter's exercises whose callee the chapter imports from the library,
+    bound against that callee's signature (an AssertionError naming the span when it does not take the arguments);
+    returns the spans checked."""
+    import inspect
+
+    exercises, code, _ = chapter(source)
+    names = imported_objects(code)
+    checked = []
+    for span in re.findall(r"`([^`]+)`", exercises.replace("\n", " ")):
+        try:
+            tree = ast.parse(span.strip())
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
+                continue
+            if ast.unparse(node.func) == "dataclasses.replace" and node.args and isinstance(node.args[0], ast.Call):
+                made = resolve(node.args[0].func, names)      # replace(Settings.full(seed), field=...)
+                cls = made if isinstance(made, type) else getattr(made, "__self__", None)
+                if dataclasses.is_dataclass(cls):
+                    unknown = {k.arg for k in node.keywords} - field_names(cls)
+                    assert not unknown, f"{source.name}: `{span}`: {cls.__name__} has no {sorted(unknown)}"
+                    checked.append(span)
+                continue
+            try:
+                target = resolve(node.func, names)
+            except AssertionError as err:
+                raise AssertionError(f"{source.name}: `{span}`: {err}") from None
+            if target is None or not callable(target):
+                continue
+            try:
+                signature = inspect.signature(target)
+            except (TypeError, ValueError):
+                continue
+            try:
+                signature.bind_partial(*[None] * len(node.args), **{k.arg: None for k in node.keywords})
+            except TypeError as err:
+                raise AssertionError(f"{source.name}: `{span}`: {err}") from None
+            checked.append(span)
+    return checked
+
+
+@pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)
+def test_every_library_call_an_exercise_writes_takes_the_arguments_it_is_given(source):
+    """A call the reader is told to write (``book_config(smoke, new_documents=1)``, ``SufficiencySettings(seed=seed,
+    iterations=2)``) names what the chapter imports and passes it only arguments it takes: an exercise whose prose
+    names a field that is gone fails here, not in a reader's run."""
+    library_calls_checked(source)
+
+
+def test_the_call_check_reaches_the_reading_exercises_calls():
+    checked = [span for source in NOTEBOOKS for span in library_calls_checked(source)]
+    assert len(checked) >= 15 and any("new_documents=1" in span for span in checked)

@@ -85,17 +85,22 @@ pd.DataFrame(changes, columns=["notebook", "change"]) if changes else print("Eve
 # (`python -m proofbook exercises` prints the same list) and its cost from the runs above:
 
 # %%
-costs = pd.DataFrame(exercises.exercise_rows(exercises.book_exercises(), exercises.recorded_minutes(runs)))
+every = exercises.book_exercises()
+costs = pd.DataFrame(exercises.exercise_rows(every, exercises.recorded_minutes(runs), exercises.measured_minutes(every)))
 glue("n_exercises", len(costs), display=False)
 glue("n_by_hand", int((costs.kind == "no computer").sum()), display=False)
 glue("n_runnable", int(costs.kind.isin(exercises.RUNNABLE).sum()), display=False)
+glue("n_measured", int(costs["cost here"].str.endswith("(measured)").sum()), display=False)
 glue("cost_note", exercises.COST_NOTE[0].upper() + exercises.COST_NOTE[1:] + ".", display=False)
 pd.set_option("display.max_rows", len(costs))
 costs.set_index(["chapter", "exercise"])[["kind", "cost here", "title"]]
 
 # %% [markdown]
 # *Table: the book's {glue:text}`n_exercises` exercises; {glue:text}`n_by_hand` are done by hand and
-# {glue:text}`n_runnable` rerun a chapter or an edited copy of it.  {glue:text}`cost_note`*
+# {glue:text}`n_runnable` rerun a chapter or an edited copy of it, {glue:text}`n_measured` of which were timed
+# here.  {glue:text}`cost_note`*
 #
-# An exercise's exact time is measured by running it on a copy, with its outputs in a folder of its own:
-# `python -m proofbook exercises CHAPTER --run N --output DIR`.
+# An exercise is timed by running it on a copy, with its outputs in a folder of its own:
+# `python -m proofbook exercises CHAPTER --run N --output DIR`, or every runnable exercise of a chapter in turn with
+# `--measure` instead of `--run N`.  The times are kept under `_build/exercise-times/` (not committed) while the
+# chapter's source is unchanged.

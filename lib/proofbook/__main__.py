@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     exercises.add_argument("chapter", nargs="?", default=None, help="a chapter id or path (default: every chapter)")
     exercises.add_argument("--run", type=int, default=None, metavar="N", help="run exercise N of the chapter")
     exercises.add_argument("--output", default=None, help="with --run: the folder for the run's outputs")
+    exercises.add_argument("--measure", action="store_true",
+                           help="run every exercise of the chapter that reruns it, in turn, and keep their times")
     exercises.add_argument("--smoke", action="store_true", help="with --run: tiny sizes (the time means nothing)")
 
     explain = commands.add_parser("explain", help="one claim or question through a paper's method, step by step")
@@ -219,7 +221,7 @@ def _command(args) -> int:
     elif args.command == "exercises":
         from proofbook.cli.exercises import main as exercises_main
 
-        return exercises_main(args.chapter, args.run, args.output, args.smoke)
+        return exercises_main(args.chapter, args.run, args.output, args.smoke, args.measure)
     elif args.command == "explain":
         from proofbook.cli.explain import main as explain_main
 

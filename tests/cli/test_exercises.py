@@ -68,6 +68,25 @@ def test_each_exercise_costs_nothing_by_hand_and_about_its_chapters_recorded_run
 
 
 @pytest.mark.unit
+def test_a_measured_time_is_kept_and_shown_until_the_chapter_changes(tmp_path, monkeypatch):
+    source = tmp_path / "tiny.py"
+    source.write_text(CHAPTER, encoding="utf-8")
+    monkeypatch.setattr(exercises, "chapter_source", lambda chapter: source)
+    found = exercises.read_exercises(source)
+    times = tmp_path / "times"
+    exercises.record_time(found[1], 93.0, times)
+    measured = exercises.measured_minutes(found, times)
+    assert measured == {(found[1].chapter, 2): pytest.approx(1.55)}
+    assert exercises.minutes_here(found[1], {found[1].chapter: 9.0}, measured) == "1.6 min (measured)"
+    assert exercises.minutes_here(found[2], {found[2].chapter: 9.0}, measured) == "~9.0 min"
+    source.write_text(CHAPTER + "\n# %%\nprint('changed')\n", encoding="utf-8")
+    assert exercises.measured_minutes(found, times) == {}          # measured on another source
+    (times / found[1].chapter / "2.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"2\.json: not an exercise time"):
+        exercises.measured_minutes(found, times)
+
+
+@pytest.mark.unit
 def test_an_exercise_that_says_it_retrains_is_marked(tmp_path):
     source = tmp_path / "tiny.py"
     source.write_text(CHAPTER.replace("Rerun with `-p limit 2`", "This retrains the model.  Rerun with `-p limit 2`"),
@@ -108,4 +127,20 @@ def test_the_command_lists_a_chapter_and_refuses_a_bad_name_or_number_in_one_lin
     assert main(["exercises", "99_reproduction_report", "--run", "99", "--output", "/tmp/unused"]) == 2
     assert "has no exercise 99" in capsys.readouterr().err
     assert main(["exercises", "99_reproduction_report", "--run", "1"]) == 2
-    assert "--run needs a chapter and --output" in capsys.readouterr().err
+    assert "--run and --measure need a chapter and --output" in capsys.readouterr().err
+    assert main(["exercises", "admiral/05_natural_logic", "--run", "1", "--output", "/tmp/unused"]) == 2
+    assert "runs no chapter: it is done by hand" in capsys.readouterr().err
+
+
+@pytest.mark.notebook
+def test_measure_runs_every_exercise_that_reruns_the_chapter_and_keeps_their_times(chapter, tmp_path, monkeypatch,
+                                                                                   capsys):
+    monkeypatch.setattr(exercises, "TIMES", tmp_path / "times")
+    monkeypatch.setattr(exercises, "chapter_source", lambda name: chapter)
+    assert exercises.main(str(chapter), output=str(tmp_path / "runs"), measure=True) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split(" (")[0] for line in printed] == ["tiny exercise 2", "tiny exercise 3"]
+    assert sorted(p.name for p in (tmp_path / "times" / "tiny").iterdir()) == ["2.json", "3.json"]
+    assert (tmp_path / "runs" / "3" / "tiny.ipynb").is_file()
+    found = exercises.read_exercises(chapter)
+    assert set(exercises.measured_minutes(found)) == {("tiny", 2), ("tiny", 3)}

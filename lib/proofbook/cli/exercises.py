@@ -22,21 +22,28 @@ for it when the edit is applied here.  :func:`edited_source` applies edits to a 
 and returns how long it took: what a teacher needs to know before setting an exercise for a class.  The
 book's tests apply every chapter's edits and smoke-run the copies (``tests/book/test_exercise_edits.py``).
 
-:func:`minutes_here` says what each exercise costs on the machine that built the book, from the chapters'
-recorded runs (:func:`proofbook.cli.status.chapter_runs`): nothing for one done by hand; for one that reruns a
-chapter, about that chapter's last recorded run, since its models come from the cache, plus the training when the
+:func:`minutes_here` says what each exercise costs on the machine that built the book: nothing for one done by
+hand; for one that reruns a chapter, its measured time when ``--run`` (or ``--measure``, every runnable exercise of
+a chapter in turn) timed it here on the chapter's current source (:func:`record_time`, kept under
+``_build/exercise-times/``, not committed), else about that chapter's last recorded run
+(:func:`proofbook.cli.status.chapter_runs`), since its models come from the cache, plus the training when the
 exercise says it retrains ("retrains", "retrained", "trained again"); a cell or a change the reader writes is not
-estimated.  ``--run`` measures one exactly.
+estimated.
 """
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import platform
 import re
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from proofbook.cli import runner
+from proofbook.core.paths import PROJECT_ROOT
 
 CHANGE = re.compile(r"[Cc]hange\s+`([^`]+)`(?:\s+in the `[^`]+` call)?\s+to\s+`([^`]+)`")
 INSERT = re.compile(r"`([^`]+)`[^`]{0,80}?right after the line that starts\s+`([^`]+)`")
@@ -271,14 +278,57 @@ def run_exercise(source: Path, exercise: Exercise, folder: Path, smoke: bool = F
     return time.perf_counter() - start
 
 
-def minutes_here(exercise: Exercise, chapter_minutes: dict[str, float | None]) -> str:
-    """What ``exercise`` costs here, from ``chapter_minutes`` (a chapter's id -> the minutes of its last recorded
-    run, None when none is recorded): ``0 min`` by hand, ``~N min`` (``+ training`` when it retrains) for a
-    rerun or an edited copy, ``-`` when not estimated (a cell, a change of the reader's, no recorded run)."""
+#: where :func:`record_time` keeps each measured exercise (``<chapter id>/<number>.json``; not committed)
+TIMES = PROJECT_ROOT / "_build" / "exercise-times"
+
+
+def _source_digest(exercise: Exercise) -> str:
+    """The sha256 of the chapter ``exercise`` runs (its target, or its own chapter): a measurement holds while it
+    is unchanged."""
+    return hashlib.sha256(chapter_source(exercise.target or exercise.chapter).read_bytes()).hexdigest()
+
+
+def record_time(exercise: Exercise, seconds: float, times: Path | None = None) -> Path:
+    """Keep how long ``exercise`` took here (a full-size run), with the digest of the chapter it ran, under
+    ``times`` (default :data:`TIMES`)."""
+    path = Path(times or TIMES) / exercise.chapter / f"{exercise.number}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"seconds": round(seconds, 1), "source_sha256": _source_digest(exercise),
+                                "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                "host": platform.node()}, indent=1), encoding="utf-8")
+    return path
+
+
+def measured_minutes(exercises, times: Path | None = None) -> dict[tuple[str, int], float]:
+    """``(chapter, number) -> minutes`` of each exercise measured here on its chapter's current source; a record
+    that does not parse raises a ValueError naming its file."""
+    found = {}
+    for e in exercises:
+        path = Path(times or TIMES) / e.chapter / f"{e.number}.json"
+        if not path.is_file():
+            continue
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            seconds, digest = float(record["seconds"]), record["source_sha256"]
+        except (ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{path}: not an exercise time ({type(err).__name__}: {err})") from None
+        if digest == _source_digest(e):
+            found[e.chapter, e.number] = seconds / 60
+    return found
+
+
+def minutes_here(exercise: Exercise, chapter_minutes: dict[str, float | None],
+                 measured: dict[tuple[str, int], float] | None = None) -> str:
+    """What ``exercise`` costs here: ``0 min`` by hand; for a rerun or an edited copy ``N min (measured)`` from
+    ``measured`` (:func:`measured_minutes`), else ``~N min`` from ``chapter_minutes`` (a chapter's id -> the
+    minutes of its last recorded run, None when none is recorded; ``+ training`` when it retrains); ``-`` when
+    not estimated (a cell, a change of the reader's, no recorded run)."""
     if exercise.kind == "no computer":
         return "0 min"
     if exercise.kind not in RUNNABLE:
         return "-"
+    if measured and (exercise.chapter, exercise.number) in measured:
+        return f"{max(measured[exercise.chapter, exercise.number], 0.1):.1f} min (measured)"
     minutes = chapter_minutes.get(exercise.target or exercise.chapter)
     if minutes is None:
         return "-"
@@ -286,9 +336,10 @@ def minutes_here(exercise: Exercise, chapter_minutes: dict[str, float | None]) -
 
 
 #: what :func:`minutes_here`'s numbers are, for a reader of the listing or the status page
-COST_NOTE = ("cost here: 0 min by hand; ~N min = the chapter's last recorded run on this machine (more than a "
-             "rerun with cached models needs when that run trained them; less when the exercise enlarges the "
-             "work), + training when the exercise retrains; - = not estimated (time one with --run N --output DIR)")
+COST_NOTE = ("cost here: 0 min by hand; N min (measured) = the exercise run here with --run or --measure; "
+             "~N min = the chapter's last recorded run on this machine (more than a rerun with cached models needs "
+             "when that run trained them; less when the exercise enlarges the work), + training when the exercise "
+             "retrains; - = not estimated")
 
 
 def recorded_minutes(runs=None) -> dict[str, float | None]:
@@ -301,14 +352,16 @@ def recorded_minutes(runs=None) -> dict[str, float | None]:
     return {run.notebook: None if run.seconds is None else run.seconds / 60 for run in runs}
 
 
-def exercise_rows(exercises, chapter_minutes: dict[str, float | None]) -> list[dict]:
+def exercise_rows(exercises, chapter_minutes: dict[str, float | None],
+                  measured: dict[tuple[str, int], float] | None = None) -> list[dict]:
     """One row per exercise: chapter, number, kind, its cost here (:func:`minutes_here`), title, what it changes."""
     rows = []
     for e in exercises:
         changes = [f"-p {n} {v}" for n, v in e.parameters] + [f"{x.kind} `{x.anchor}`" for x in e.edits]
         changes += [f"runs {e.target}"] if e.target else []
         rows.append({"chapter": e.chapter, "exercise": e.number, "kind": e.kind,
-                     "cost here": minutes_here(e, chapter_minutes), "title": e.title, "changes": "; ".join(changes)})
+                     "cost here": minutes_here(e, chapter_minutes, measured), "title": e.title,
+                     "changes": "; ".join(changes)})
     return rows
 
 
@@ -318,19 +371,36 @@ def listing(rows: list[dict]) -> list[str]:
             + (f"  [{r['changes']}]" if r["changes"] else "") for r in rows]
 
 
+def _timed(source: Path, exercise: Exercise, folder: Path, smoke: bool) -> None:
+    """Run one exercise, print its time and, for a full-size run, keep it (:func:`record_time`)."""
+    seconds = run_exercise(source, exercise, folder, smoke)
+    if not smoke:
+        record_time(exercise, seconds)
+    print(f"{exercise.chapter} exercise {exercise.number} ({exercise.title}): {seconds / 60:.1f} min"
+          f"{' (smoke run: tiny sizes, not kept)' if smoke else ''}; outputs in {folder}", flush=True)
+
+
 def main(chapter: str | None = None, number: int | None = None, output: str | None = None,
-         smoke: bool = False) -> int:
-    """The command line: list the exercises (of one chapter, or of every chapter), or run one and print its time."""
-    if number is None:
+         smoke: bool = False, measure: bool = False) -> int:
+    """The command line: list the exercises (of one chapter, or of every chapter) with their cost here; run one
+    (``number``) or, with ``measure``, every runnable exercise of a chapter in turn, and print and keep their
+    times."""
+    if number is None and not measure:
         exercises = book_exercises([chapter_source(chapter)] if chapter is not None else None)
-        for line in listing(exercise_rows(exercises, recorded_minutes())):
+        for line in listing(exercise_rows(exercises, recorded_minutes(), measured_minutes(exercises))):
             print(line)
         print(f"[exercises] {COST_NOTE}")
         return 0
     if chapter is None or output is None:
-        raise ExerciseError("--run needs a chapter and --output (a folder for the run's outputs)")
-    source, exercise = find(chapter, number)
-    seconds = run_exercise(source, exercise, Path(output), smoke)
-    print(f"{exercise.chapter} exercise {exercise.number} ({exercise.title}): {seconds / 60:.1f} min"
-          f"{' (smoke run: tiny sizes)' if smoke else ''}; outputs in {output}")
+        raise ExerciseError("--run and --measure need a chapter and --output (a folder for the runs' outputs)")
+    if number is not None:
+        source, exercise = find(chapter, number)
+        _timed(source, exercise, Path(output), smoke)
+        return 0
+    source = chapter_source(chapter)
+    runnable = [e for e in read_exercises(source) if e.kind in RUNNABLE]
+    if not runnable:
+        raise ExerciseError(f"{runner.notebook_id(source)} has no exercise that runs a chapter")
+    for exercise in runnable:
+        _timed(source, exercise, Path(output) / str(exercise.number), smoke)
     return 0

@@ -15,6 +15,7 @@ on a name, a parameter or a line that no longer exists.
 import ast
 import builtins
 import dataclasses
+import functools
 import importlib
 import importlib.util
 import re
@@ -24,7 +25,7 @@ import jupytext
 import pytest
 
 from proofbook.cli import runner
-from proofbook.cli.exercises import read_exercises
+from proofbook.cli.exercises import SPAN, exercises_text, read_exercises, sections
 from proofbook.cli.parameters import parameter_specs
 from proofbook.core.paths import PROJECT_ROOT
 
@@ -63,22 +64,46 @@ def defined_names(code: str) -> set[str]:
     return names
 
 
+def imported_objects(code: str) -> dict:
+    """The library names a chapter's code imports (``from proofbook... import x``, ``import proofbook...``)."""
+    found = {}
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("proofbook"):
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                obj = getattr(module, alias.name, None)
+                if obj is None and importlib.util.find_spec(f"{node.module}.{alias.name}"):
+                    obj = importlib.import_module(f"{node.module}.{alias.name}")
+                if obj is not None:
+                    found[alias.asname or alias.name] = obj
+    return found
+
+
+def resolve(func: ast.expr, names: dict):
+    """The object ``func`` (a name or a dotted attribute chain) stands for, from ``names``; None when unknown."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in names:
+        return None
+    obj = names[func.id]
+    for part in reversed(parts):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise AssertionError(f"{ast.unparse(func)} has no {part!r}")
+    return obj
+
+
 def settings_class(code: str):
     """The class the chapter passes as ``settings=`` to ``start``, imported as the chapter imports it."""
     match = re.search(r"\bsettings=([A-Za-z_][\w.]*)", code)
     if match is None:
         return None
-    head, *rest = match.group(1).split(".")
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                if (alias.asname or alias.name) == head:
-                    module = importlib.import_module(node.module)
-                    obj = getattr(module, alias.name, None) or importlib.import_module(f"{node.module}.{alias.name}")
-                    for attr in rest:
-                        obj = getattr(obj, attr)
-                    return obj
-    raise AssertionError(f"settings class {match.group(1)} is not imported by the chapter")
+    found = resolve(ast.parse(match.group(1), mode="eval").body, imported_objects(code))
+    if found is None:
+        raise AssertionError(f"settings class {match.group(1)} is not imported by the chapter")
+    return found
 
 
 def field_names(cls) -> set[str]:
@@ -183,9 +208,7 @@ BY_HAND = [(source, exercise) for source in NOTEBOOKS for exercise in read_exerc
 def test_every_by_hand_exercise_has_a_check_that_runs_on_its_own(source, exercise):
     """A by-hand exercise's hint shows the call that checks the answer; a code block of it runs on its own (it
     needs nothing from the chapter), a call on the chapter's objects is checked by the tests above."""
-    exercises, _, _ = chapter(source)
-    sections = dict(zip(*[iter(re.split(r"(?m)^### (\d+)\.", exercises)[1:])] * 2))
-    text = sections[str(exercise.number)]
+    [text] = [body for number, _, body in sections(exercises_text(source)) if number == exercise.number]
     blocks = FENCE.findall(text)
     assert blocks or re.search(r"`[^`]*\(", text) or NAMED_IN.search(text.replace("\n", " ")), \
         f"{source.name}: exercise {exercise.number} is done by hand but its hint shows no call to check it with"
@@ -269,38 +292,8 @@ def test_the_constant_column_hint_is_the_distance_to_half_true():
     assert matrix[:, 3].tolist() == [1] * 6 and matrix.sum() == 6
 
 
-def imported_objects(code: str) -> dict:
-    """The library names a chapter's code imports (``from proofbook... import x``, ``import proofbook...``)."""
-    found = {}
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("proofbook"):
-            module = importlib.import_module(node.module)
-            for alias in node.names:
-                obj = getattr(module, alias.name, None)
-                if obj is None and importlib.util.find_spec(f"{node.module}.{alias.name}"):
-                    obj = importlib.import_module(f"{node.module}.{alias.name}")
-                if obj is not None:
-                    found[alias.asname or alias.name] = obj
-    return found
-
-
-def resolve(func: ast.expr, names: dict):
-    """The object ``func`` (a name or a dotted attribute chain) stands for, from ``names``; None when unknown."""
-    parts = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name) or func.id not in names:
-        return None
-    obj = names[func.id]
-    for part in reversed(parts):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            raise AssertionError(f"{ast.unparse(func)} has no {part!r}")
-    return obj
-
-
-def library_calls_checked(source) -> list[str]:
+@functools.cache
+def library_calls_checked(source) -> tuple[str, ...]:
     """Every call in a backticked span of the chapter's exercises whose callee the chapter imports from the library,
     bound against that callee's signature (an AssertionError naming the span when it does not take the arguments);
     returns the spans checked."""
@@ -309,7 +302,7 @@ def library_calls_checked(source) -> list[str]:
     exercises, code, _ = chapter(source)
     names = imported_objects(code)
     checked = []
-    for span in re.findall(r"`([^`]+)`", exercises.replace("\n", " ")):
+    for span in SPAN.findall(exercises.replace("\n", " ")):
         try:
             tree = ast.parse(span.strip())
         except SyntaxError:
@@ -317,18 +310,19 @@ def library_calls_checked(source) -> list[str]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
                 continue
-            if ast.unparse(node.func) == "dataclasses.replace" and node.args and isinstance(node.args[0], ast.Call):
-                made = resolve(node.args[0].func, names)      # replace(Settings.full(seed), field=...)
-                cls = made if isinstance(made, type) else getattr(made, "__self__", None)
+            replaced = (ast.unparse(node.func) == "dataclasses.replace" and bool(node.args)
+                        and isinstance(node.args[0], ast.Call))
+            try:                                              # replace(Settings.full(seed), field=...): its fields
+                target = resolve(node.args[0].func if replaced else node.func, names)
+            except AssertionError as err:
+                raise AssertionError(f"{source.name}: `{span}`: {err}") from None
+            if replaced:
+                cls = target if isinstance(target, type) else getattr(target, "__self__", None)
                 if dataclasses.is_dataclass(cls):
                     unknown = {k.arg for k in node.keywords} - field_names(cls)
                     assert not unknown, f"{source.name}: `{span}`: {cls.__name__} has no {sorted(unknown)}"
                     checked.append(span)
                 continue
-            try:
-                target = resolve(node.func, names)
-            except AssertionError as err:
-                raise AssertionError(f"{source.name}: `{span}`: {err}") from None
             if target is None or not callable(target):
                 continue
             try:
@@ -340,7 +334,7 @@ def library_calls_checked(source) -> list[str]:
             except TypeError as err:
                 raise AssertionError(f"{source.name}: `{span}`: {err}") from None
             checked.append(span)
-    return checked
+    return tuple(checked)
 
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)

@@ -33,7 +33,6 @@ estimated.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import platform
 import re
@@ -44,6 +43,7 @@ from pathlib import Path
 
 from proofbook.cli import runner
 from proofbook.core.paths import PROJECT_ROOT
+from proofbook.core.provenance import sha256_file
 
 CHANGE = re.compile(r"[Cc]hange\s+`([^`]+)`(?:\s+in the `[^`]+` call)?\s+to\s+`([^`]+)`")
 INSERT = re.compile(r"`([^`]+)`[^`]{0,80}?right after the line that starts\s+`([^`]+)`")
@@ -90,6 +90,11 @@ class Exercise:
     code: bool = False                      # it has code to run in a cell of the executed copy
     command: bool = False                   # it gives the rerun's command (``python -m proofbook run``)
     retrains: bool = False                  # it says its change retrains models (longer than a rerun)
+
+    @property
+    def runs(self) -> str:
+        """The id of the chapter the exercise runs: the one its command names, else its own."""
+        return self.target or self.chapter
 
     @property
     def kind(self) -> str:
@@ -153,18 +158,23 @@ def _parameters(text: str) -> tuple[tuple[tuple[str, str], ...], str | None, boo
     return tuple(dict.fromkeys(pairs)), target, commands
 
 
+def sections(text: str) -> list[tuple[int, str, str]]:
+    """``(number, title, body)`` of each ``### N. Title`` section of an exercises text (:func:`exercises_text`), the
+    body running up to the next heading."""
+    headings = list(HEADING.finditer(text))
+    return [(int(heading.group(1)), heading.group(2).strip(),
+             text[heading.end():following.start() if following else len(text)])
+            for heading, following in zip(headings, headings[1:] + [None])]
+
+
 def read_exercises(source: Path) -> list[Exercise]:
     """The numbered exercises of the chapter ``source``, in order (each section's text up to the next heading)."""
     source = Path(source)
-    text = exercises_text(source)
-    headings = list(HEADING.finditer(text))
+    chapter = runner.notebook_id(source)
     out = []
-    for heading, following in zip(headings, headings[1:] + [None]):
-        body = text[heading.end():following.start() if following else len(text)]
-        title = heading.group(2).strip()
+    for number, title, body in sections(exercises_text(source)):
         parameters, target, command = _parameters(body)
-        chapter = runner.notebook_id(source)
-        out.append(Exercise(chapter, int(heading.group(1)), title, tuple(read_edits(body)), parameters,
+        out.append(Exercise(chapter, number, title, tuple(read_edits(body)), parameters,
                             tuple(read_imports(body)), ZERO_COMPUTE in title,
                             target if target != chapter else None, "```python" in body, command,
                             bool(RETRAINS.search(_flat(body)))))
@@ -283,15 +293,19 @@ TIMES = PROJECT_ROOT / "_build" / "exercise-times"
 
 
 def _source_digest(exercise: Exercise) -> str:
-    """The sha256 of the chapter ``exercise`` runs (its target, or its own chapter): a measurement holds while it
-    is unchanged."""
-    return hashlib.sha256(chapter_source(exercise.target or exercise.chapter).read_bytes()).hexdigest()
+    """The sha256 of the chapter ``exercise`` runs: a measurement holds while it is unchanged."""
+    return sha256_file(chapter_source(exercise.runs))
+
+
+def _time_path(exercise: Exercise, times: Path | None = None) -> Path:
+    """Where the measured time of ``exercise`` is kept, under ``times`` (default :data:`TIMES`)."""
+    return Path(times or TIMES) / exercise.chapter / f"{exercise.number}.json"
 
 
 def record_time(exercise: Exercise, seconds: float, times: Path | None = None) -> Path:
     """Keep how long ``exercise`` took here (a full-size run), with the digest of the chapter it ran, under
     ``times`` (default :data:`TIMES`)."""
-    path = Path(times or TIMES) / exercise.chapter / f"{exercise.number}.json"
+    path = _time_path(exercise, times)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"seconds": round(seconds, 1), "source_sha256": _source_digest(exercise),
                                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -304,7 +318,7 @@ def measured_minutes(exercises, times: Path | None = None) -> dict[tuple[str, in
     that does not parse raises a ValueError naming its file."""
     found = {}
     for e in exercises:
-        path = Path(times or TIMES) / e.chapter / f"{e.number}.json"
+        path = _time_path(e, times)
         if not path.is_file():
             continue
         try:
@@ -329,7 +343,7 @@ def minutes_here(exercise: Exercise, chapter_minutes: dict[str, float | None],
         return "-"
     if measured and (exercise.chapter, exercise.number) in measured:
         return f"{max(measured[exercise.chapter, exercise.number], 0.1):.1f} min (measured)"
-    minutes = chapter_minutes.get(exercise.target or exercise.chapter)
+    minutes = chapter_minutes.get(exercise.runs)
     if minutes is None:
         return "-"
     return f"~{max(minutes, 0.1):.1f} min" + (" + training" if exercise.retrains else "")

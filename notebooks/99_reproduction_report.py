@@ -69,7 +69,7 @@ from proofbook.core import paper_claims
 from proofbook.core.paths import PROJECT_ROOT
 from proofbook.render.chapter import start
 from proofbook.render.figures import save_figure
-from proofbook.render.report import claims_figure, summary_glue, verdict_summary
+from proofbook.render.report import claims_figure, seed_rows, seeds_behind, summary_glue, verdict_summary
 
 chapter = start("report/99_reproduction_report", data_dir=data_dir, split=split, limit=limit, seed=seed, smoke=smoke,
                 results_dir=results_dir, compare_results_dir=compare_results_dir)
@@ -79,6 +79,7 @@ rows = paper_claims.load_rows(folder)
 found = paper_claims.verdicts(rows)
 results.extend(paper_claims.verdict_rows(found))
 results.extend(paper_claims.departure_rows())
+results.extend(seed_rows(found, rows))
 print(f"{len(rows)} results files read from {results_dir}; {len(found)} claims")
 
 # %% [markdown]
@@ -86,8 +87,13 @@ print(f"{len(rows)} results files read from {results_dir}; {len(found)} claims")
 
 # %%
 table = paper_claims.claims_table(found)
+behind = seeds_behind(found, rows)
+table.insert(table.columns.get_loc("verdict") + 1, "training seeds", table["claim"].map(lambda c: behind[c][0]))
 for name, value in summary_glue(found).items():
     glue(name, value, display=False)
+seeded = sorted(claim for claim, (seeds, _) in behind.items() if seeds > 1)
+glue("n_seeded", len(seeded), display=False)
+glue("seeded_claims", ", ".join(seeded) or "none", display=False)
 verdict_summary(found)
 
 # %% [markdown]
@@ -113,7 +119,7 @@ table.style.hide(axis="index")
 # %% [markdown]
 # *Table: each claim with the paper's number; the paper's method (its systems, this run's number: the value, or
 # A - B, or A / B, with its 95% bootstrap interval where the chapter writes one, the split, the rule, the
-# verdict); the stand-in (systems, number, verdict); the departures both rest on (ids of the departures table
+# verdict, the training seeds it rests on); the stand-in (systems, number, verdict); the departures both rest on (ids of the departures table
 # below); the source of the rule and the chapter that explains the experiment.*
 
 # %%
@@ -188,9 +194,16 @@ paper_claims.departures_table()
 # or garbled premises, so the paper's method is decided with it where it runs (depth-1 sampled search and its
 # combination with direct answering), and the mixed pool of generated and retrieved premises is the stand-in.
 #
-# **Not yet in the intervals.**  The intervals resample the evaluated examples only.  The same code and seed
-# train different models on another CPU (the README's notes on determinism), by more than some intervals here,
-# so a verdict near its threshold may move on another machine.  This report ran on: {glue:text}`cpu`.
+# **Training seeds.**  A model trained here changes with its training seed.  Where a chapter trains its
+# systems with several seeds (its `seeds` parameter), the value a claim reads is the mean over the seeds and its
+# interval a two-level bootstrap over seeds and examples, so it covers the spread between trainings too; the
+# column "training seeds" and the rows `seeds` and `seed_spread` of each claim say how many seeds a verdict
+# rests on.  In this run {glue:text}`n_seeded` claims rest on more than one seed ({glue:text}`seeded_claims`);
+# the others rest on one training run, and their intervals resample the evaluated examples only.
+#
+# **Another machine.**  The same code and seed train different models on another CPU (the README's notes on
+# determinism), by more than some intervals here, so a verdict near its threshold may move on another machine.
+# This report ran on: {glue:text}`cpu`.
 
 # %% [markdown]
 # ## Exercises

@@ -225,3 +225,35 @@ def test_the_report_decides_every_claim_from_a_results_folder(tmp_path):
     assert (tmp_path / "figures" / "report" / "claims.svg").is_file()
     dirty = "dirty work tree"
     assert [p for p in check.structure_problems(results / "report" / "99_reproduction_report.json") if dirty not in p] == []
+
+
+@pytest.mark.unit
+def test_the_report_says_how_many_training_seeds_each_verdict_rests_on():
+    from proofbook.render.report import seed_rows, seeds_behind
+
+    claim = paper_claims.claim("C1a-hover-2hop-gain")
+    paired = f"{claim.a.system}-vs-{claim.b.system}"
+    row = {"dataset": claim.a.dataset, "split": "dev", "system": paired, "n": 120}
+    rows = {claim.a.notebook: [{**row, "metric": claim.a.metric, "value": -0.18},
+                               {**row, "metric": claim.a.metric + ":seeds", "value": 3},
+                               {**row, "metric": claim.a.metric + ":seed_spread", "value": 0.04}]}
+    other = paper_claims.claim("C2a-memory-vs-dense")
+    found = [paper_claims.Verdict(claim, CONTRADICTED, "dev", -0.18, -0.25, -0.1, 120),
+             paper_claims.Verdict(other, HOLDS, "dev", 12.0, None, None, 1),
+             paper_claims.Verdict(paper_claims.claim("C2b-index-build-time"), UNTESTED, why="no row")]
+    assert seeds_behind(found, rows) == {claim.id: (3, 0.04), other.id: (1, None), "C2b-index-build-time": (1, None)}
+    written = {(r["system"], r["metric"]): r["value"] for r in seed_rows(found, rows)}
+    assert written == {(claim.id, "seeds"): 3, (claim.id, "seed_spread"): 0.04, (other.id, "seeds"): 1,
+                       ("C2b-index-build-time", "seeds"): 1}
+
+
+@pytest.mark.unit
+def test_the_committed_retrieval_claims_rest_on_three_training_seeds():
+    """The book's committed AdMIRaL retrieval results were run with ``seeds 3``: every claim on them averages
+    three trainings, and the report's rows say so."""
+    data = json.loads((COMMITTED / "admiral" / "02_experiments.json").read_text(encoding="utf-8"))
+    assert data["params"]["seeds"] >= 3
+    report = json.loads((COMMITTED / "report" / "99_reproduction_report.json").read_text(encoding="utf-8"))
+    seeds = {r["system"]: r["value"] for r in report["rows"] if r["metric"] == "seeds"}
+    retrieval = [c.id for c in paper_claims.REGISTRY if c.a.notebook == "admiral/02_experiments"]
+    assert len(retrieval) >= 5 and all(seeds[cid] >= 3 for cid in retrieval)

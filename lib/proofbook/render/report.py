@@ -40,6 +40,39 @@ def summary_glue(found: Sequence[Verdict]) -> dict[str, object]:
     return shown
 
 
+def seeds_behind(found: Sequence[Verdict], rows_by_notebook) -> dict[str, tuple[int, float | None]]:
+    """``claim id -> (seeds, spread)``: how many training seeds the row that decided the paper's-method verdict
+    averages over, and the spread of its value across them (largest minus smallest), read from the chapter's
+    rows ``<metric>:seeds`` and ``<metric>:seed_spread`` of that row's system (the paired ``A-vs-B`` of a
+    difference).  A chapter that trained once writes no such rows: ``(1, None)``."""
+    rows = paper_claims.index_rows(rows_by_notebook)
+    behind = {}
+    for v in found:
+        claim, seeds, spread = v.claim, 1, None
+        if v.split is not None:
+            system = f"{claim.a.system}-vs-{claim.b.system}" if claim.kind == "difference" else claim.a.system
+            key = (claim.a.notebook, claim.a.dataset, v.split, system)
+            counted, spread_row = rows.get(key + (f"{claim.a.metric}:seeds",)), rows.get(
+                key + (f"{claim.a.metric}:seed_spread",))
+            if counted is not None:
+                seeds, spread = int(counted["value"]), spread_row and spread_row["value"]
+        behind[claim.id] = (seeds, spread)
+    return behind
+
+
+def seed_rows(found: Sequence[Verdict], rows_by_notebook) -> list[dict]:
+    """Per claim (dataset ``claims``, system = claim id): ``seeds``, the training seeds behind its paper's-method
+    verdict (:func:`seeds_behind`), and ``seed_spread`` where there are several."""
+    behind, rows = seeds_behind(found, rows_by_notebook), []
+    for v in found:
+        seeds, spread = behind[v.claim.id]
+        base = {"dataset": "claims", "split": v.split or "none", "system": v.claim.id, "n": v.n}
+        rows.append({**base, "metric": "seeds", "value": seeds})
+        if spread is not None:
+            rows.append({**base, "metric": "seed_spread", "value": spread})
+    return rows
+
+
 def _marks(ax, y: float, v: Verdict, hollow: bool) -> None:
     if v.value is None:
         return

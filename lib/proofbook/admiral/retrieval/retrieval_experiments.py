@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
+import pandas as pd
+
 from proofbook.admiral.retrieval.autoregressive import AutoregressiveRetriever
 from proofbook.admiral.retrieval.hop_examples import make_examples, written_in
 from proofbook.admiral.retrieval.metrics import per_claim_metrics
@@ -383,6 +385,96 @@ def metric_rows(run: TaskRun, split: str = "dev", seed: int = 0) -> list[dict]:
             for metric in filter(_compared, per_system[a]):
                 rows += intervals.difference_rows(base, a, b, metric, per_system[a][metric], per_system[b][metric], seed)
     return rows
+
+
+#: the metrics whose value under each training seed is written (``recall@5:seed1``): those of the paper's claims
+SEEDED_METRICS = ("recall@5", "recall@10", "em")
+
+
+def training_seeds(seed: int, seeds: int) -> list[int]:
+    """The training seeds of a chapter run with ``seeds`` seeds from ``seed``: ``seed, seed + 1, ...``."""
+    if seeds < 1:
+        raise ValueError(f"seeds must be at least 1 (the chapter's own seed), got {seeds}")
+    return list(range(seed, seed + seeds))
+
+
+def seed_runs(train_tasks: Sequence[RetrievalTask], tasks: dict[str, RetrievalTask], settings: TrainingSettings,
+              seeds: Sequence[int], limit: int, config: AdmiralConfig = AdmiralConfig(),
+              progress: bool = True) -> dict[int, dict[str, TaskRun]]:
+    """``seed -> dataset -> run``: for each training seed, every component trained (or loaded from the cache) with
+    ``settings`` but that seed, and every task's :func:`cached_run` on its first ``limit`` evaluation claims.  The
+    claims, corpora and decoding are the same for every seed; only the trained models differ."""
+    found = {}
+    for seed in seeds:
+        seeded = dataclasses.replace(settings, seed=seed)
+        components = train_components(train_tasks, seeded)
+        found[seed] = {name: cached_run(task, components, task.evaluation[:limit], seeded, config, progress=progress)
+                       for name, task in tasks.items()}
+        logger.info("training seed %d: every task run", seed)
+    return found
+
+
+def seeded_metric_rows(runs: dict[int, TaskRun], split: str = "dev", seed: int = 0) -> list[dict]:
+    """:func:`metric_rows` for runs of the same claims whose models were trained with different seeds
+    (``training seed -> run``; the first is the chapter's own).
+
+    With one run it is :func:`metric_rows`.  With several, each value is the mean over the training seeds and
+    its interval the two-level bootstrap over seeds and claims
+    (:func:`proofbook.core.intervals.seeded_paired_difference`; a system's own value is its difference from
+    zero), so the interval covers the spread between trainings as well as the choice of claims.  For the
+    metrics of the paper's claims (:data:`SEEDED_METRICS`) each system and paired difference also gets its value
+    under every seed (``recall@5:seed1``), the number of seeds (``recall@5:seeds``) and their spread, the largest
+    minus the smallest (``recall@5:seed_spread``).
+    """
+    seeds = list(runs)
+    if len(seeds) == 1:
+        return metric_rows(runs[seeds[0]], split, seed)
+    first = runs[seeds[0]]
+    for other, run in runs.items():
+        if run.dataset != first.dataset or run.claims != first.claims:
+            raise ValueError(f"training seed {other}: its run is of other claims than seed {seeds[0]}'s "
+                             f"({run.dataset}, {len(run.claims)} claims vs {first.dataset}, {len(first.claims)})")
+    per_seed = [{system: per_claim_metrics(run.rankings[system], run.claims, by_hops=run.dataset == "hover")
+                 for system in SYSTEMS if system in run.rankings} for run in runs.values()]
+    systems = [system for system in per_seed[0] if all(system in values for values in per_seed)]
+    rows = []
+
+    def add(base: dict, metric: str, a: list, b: list) -> None:
+        value, low, high = intervals.seeded_paired_difference(a, b, seed)
+        rows.extend(intervals.interval_rows({**base, "metric": metric, "value": value, "n": len(a[0])}, low, high))
+        if metric in SEEDED_METRICS:
+            means = [sum(p - q for p, q in zip(x, y)) / len(x) for x, y in zip(a, b)]
+            rows.extend({**base, "metric": f"{metric}:seed{s}", "value": m, "n": len(a[0])} for s, m in zip(seeds, means))
+            rows.append({**base, "metric": f"{metric}:seeds", "value": len(seeds), "n": len(a[0])})
+            rows.append({**base, "metric": f"{metric}:seed_spread", "value": intervals.seed_spread(means),
+                         "n": len(a[0])})
+
+    for system in systems:
+        for metric in per_seed[0][system]:
+            values = [values[system][metric] for values in per_seed]
+            add({"dataset": first.dataset, "split": split, "system": system}, metric, values,
+                [[0.0] * len(v) for v in values])
+    for a, b in COMPARISONS:
+        if a in systems and b in systems:
+            for metric in filter(_compared, per_seed[0][a]):
+                add({"dataset": first.dataset, "split": split, "system": f"{a}-vs-{b}"}, metric,
+                    [values[a][metric] for values in per_seed], [values[b][metric] for values in per_seed])
+    return rows
+
+
+def seeds_frame(rows: Sequence[dict], dataset: str, metric: str = "recall@5"):
+    """A table of ``metric`` under each training seed for one dataset (a row per system or paired difference
+    that has per-seed rows, a column per seed, then the mean over seeds and the spread)."""
+    prefix = f"{metric}:seed"
+    picked = [r for r in rows if r["dataset"] == dataset and r["metric"].startswith(prefix)
+              and r["metric"][len(prefix):].isdigit()]
+    if not picked:
+        return pd.DataFrame()
+    frame = pd.DataFrame(picked).assign(seed=lambda f: "seed " + f.metric.str[len(prefix):])
+    table = frame.pivot(index="system", columns="seed", values="value")
+    value = {(r["system"], r["metric"]): r["value"] for r in rows if r["dataset"] == dataset}
+    return table.assign(mean=[value[system, metric] for system in table.index],
+                        spread=[value[system, f"{metric}:seed_spread"] for system in table.index])
 
 
 def cached_run(task: RetrievalTask, components: Components, claims: Sequence, settings: TrainingSettings,

@@ -403,7 +403,9 @@ seed_table.style.format("{:+.3f}")
 #
 # A new `limit` or decoding config reruns every system with the cached models (minutes), once per training seed.
 # A new `seed`, or more `seeds`, also retrains the components for each new seed (the training table shows for
-# how long one seed's training took).
+# how long one seed's training took).  The book's numbers are means over {glue:text}`n_seeds` training seed(s)
+# (the `seeds` it ran with); the command above trains one, so compare a run of yours with the `seed 0` column of
+# the *Training seeds* table, or add `-p seeds` with the book's number (each seed costs the same again).
 
 # %% [markdown]
 # ### 1. Predict the table: beam 5 instead of 25
@@ -481,4 +483,19 @@ seed_table.style.format("{:+.3f}")
 #  for ranking in (trace.initial_ranking(), trace.ranking())]
 # ```
 # For the second case, replace the hop's titles by `["B", "N1", "N2", "N3", "N4"]`.
+# :::
+
+# %% [markdown]
+# ### 5. One training run or several
+#
+# Rerun the chapter with `-p seeds 1`: every system then runs on the models of seed 0 alone (with the book's
+# models in the cache this takes minutes).  Before running, predict from the *Training seeds* table: each
+# claim's value in your run (which column gives it?); whether its interval gets wider or narrower; and which
+# rows of the claims table could change their verdict.  Then compare the two claims tables.
+#
+# :::{dropdown} Hint
+# With one seed the value is the `seed 0` column, and the interval resamples the claims alone: it leaves out
+# the spread between trainings.  With several, every resample also draws the seeds (with replacement), so a
+# claim whose seeds disagree gets a wider interval.  A verdict can change only where one of the two intervals
+# reaches the claim's threshold.
 # :::

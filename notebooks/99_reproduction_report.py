@@ -276,3 +276,19 @@ paper_claims.departures_table()
 # seed changes the models.  Which source of variation would you expect to be larger for models trained for a
 # few minutes on a CPU?  The report's note on the machine it ran on says how far another machine's numbers moved.
 # :::
+
+# %% [markdown]
+# ### 5. One training run or several
+#
+# The retrieval chapter trains with as many seeds as its `seeds` parameter says, and shows each seed's numbers in
+# its *Training seeds* table.  Rerun it on one seed:
+# `python -m proofbook run notebooks/admiral/02_experiments.py -p seeds 1 -p results_dir /tmp/mine-results -p figures_dir /tmp/mine --output /tmp/mine/admiral_02.ipynb`
+# (minutes when the book's models are in the cache), then the report on `/tmp/mine-results`.  Predict first, from
+# that table, each C1 claim's value, whether its interval gets wider or narrower, and which verdicts can change.
+#
+# :::{dropdown} Hint
+# With one seed, a C1 claim's value is the `seed 0` column of the *Training seeds* table and its interval
+# resamples the claims alone.  With several, every resample also draws the seeds (with replacement), so a claim
+# whose seeds disagree gets a wider interval.  A verdict can change only where one of the two intervals reaches
+# the claim's threshold.
+# :::

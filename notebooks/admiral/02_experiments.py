@@ -484,18 +484,3 @@ seed_table.style.format("{:+.3f}")
 # ```
 # For the second case, replace the hop's titles by `["B", "N1", "N2", "N3", "N4"]`.
 # :::
-
-# %% [markdown]
-# ### 5. One training run or several
-#
-# Rerun the chapter with `-p seeds 1`: every system then runs on the models of seed 0 alone (with the book's
-# models in the cache this takes minutes).  Before running, predict from the *Training seeds* table: each
-# claim's value in your run (which column gives it?); whether its interval gets wider or narrower; and which
-# rows of the claims table could change their verdict.  Then compare the two claims tables.
-#
-# :::{dropdown} Hint
-# With one seed the value is the `seed 0` column, and the interval resamples the claims alone: it leaves out
-# the spread between trainings.  With several, every resample also draws the seeds (with replacement), so a
-# claim whose seeds disagree gets a wider interval.  A verdict can change only where one of the two intervals
-# reaches the claim's threshold.
-# :::

@@ -88,7 +88,8 @@ print(f"{len(rows)} results files read from {results_dir}; {len(found)} claims")
 # %%
 table = paper_claims.claims_table(found)
 behind = seeds_behind(found, rows)
-table.insert(table.columns.get_loc("verdict") + 1, "training seeds", table["claim"].map(lambda c: behind[c][0]))
+table.insert(table.columns.get_loc("verdict") + 1, "training seeds",
+             [behind[v.claim.id][0] if v.split is not None else "" for v in found])
 for name, value in summary_glue(found).items():
     glue(name, value, display=False)
 seeded = sorted(claim for claim, (seeds, _) in behind.items() if seeds > 1)

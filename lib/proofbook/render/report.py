@@ -61,10 +61,12 @@ def seeds_behind(found: Sequence[Verdict], rows_by_notebook) -> dict[str, tuple[
 
 
 def seed_rows(found: Sequence[Verdict], rows_by_notebook) -> list[dict]:
-    """Per claim (dataset ``claims``, system = claim id): ``seeds``, the training seeds behind its paper's-method
-    verdict (:func:`seeds_behind`), and ``seed_spread`` where there are several."""
+    """Per claim decided on rows of this run (dataset ``claims``, system = claim id): ``seeds``, the training seeds
+    behind its paper's-method verdict (:func:`seeds_behind`), and ``seed_spread`` where there are several."""
     behind, rows = seeds_behind(found, rows_by_notebook), []
     for v in found:
+        if v.split is None:            # untested: no row was read
+            continue
         seeds, spread = behind[v.claim.id]
         base = {"dataset": "claims", "split": v.split or "none", "system": v.claim.id, "n": v.n}
         rows.append({**base, "metric": "seeds", "value": seeds})

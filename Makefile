@@ -6,6 +6,9 @@ BIN := $(VENV)/bin
 # A local folder laid out like ../shared/data; empty -> download from the official sources.
 DATA_MIRROR ?= $(wildcard ../shared/data)
 DATA_DIR ?= data
+# Parameters for every chapter that defines them, e.g. RUN_ALL_PARAMS="-p seeds 3": the committed book's three
+# training seeds for the retrieval chapter (a plain `make book` trains one).
+RUN_ALL_PARAMS ?=
 # Extra pip options for torch, e.g. TORCH_PIP_OPTS="--index-url <PyTorch CPU index>" on other machines.
 TORCH_PIP_OPTS ?=
 
@@ -51,7 +54,7 @@ data: install
 	$(BIN)/python -m proofbook data --dest $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
 
 notebooks: data wordnet
-	PROOFBOOK_DATA=$(abspath $(DATA_DIR)) $(BIN)/python -m proofbook run-all
+	PROOFBOOK_DATA=$(abspath $(DATA_DIR)) $(BIN)/python -m proofbook run-all $(RUN_ALL_PARAMS)
 
 book: notebooks
 	$(BIN)/jupyter-book build . --builder html -W --keep-going

@@ -128,13 +128,26 @@ def test_a_split_the_data_directory_lacks_is_refused_naming_those_present(capsys
 def test_run_all_gives_a_split_to_the_chapters_that_take_it():
     sources = runner.book_notebooks()
     specs = {source: runner.read_notebook(source)[1] for source in sources}
-    given = runner._split_for_each(specs, {"split": "test", "smoke": "true"})
+    given = runner._parameters_for_each(specs, {"split": "test", "smoke": "true"})
     takers = {runner.notebook_id(s) for s in sources if "split" in given[s]}
     assert takers == {"wild/02_experiments", "wild/03_error_analysis", "entailer/01_method",
                       "entailer/02_experiments", "entailer/03_error_analysis"}
     assert all(given[s]["smoke"] == "true" for s in sources)
     with pytest.raises(ParameterError, match="split='bogus' refused: no chapter takes it"):
-        runner._split_for_each(specs, {"split": "bogus"})
+        runner._parameters_for_each(specs, {"split": "bogus"})
+
+
+@pytest.mark.unit
+def test_run_all_gives_a_chapters_own_parameter_to_the_chapters_that_define_it():
+    sources = runner.book_notebooks()
+    specs = {source: runner.read_notebook(source)[1] for source in sources}
+    given = runner._parameters_for_each(specs, {"seeds": "3", "limit": "5"})
+    assert {runner.notebook_id(s) for s in sources if "seeds" in given[s]} == {"admiral/02_experiments"}
+    assert all(given[s]["limit"] == "5" for s in sources)
+    unknown = runner._parameters_for_each(specs, {"no_such": "1"})
+    assert all(given == {"no_such": "1"} for given in unknown.values())      # kept, so that it is refused
+    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['no_such'\]"):
+        runner.run_all({"no_such": "1"}, run_each=lambda *args: pytest.fail("nothing may run"))
 
 
 # ---- one-line errors -----------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ Parameters are typed by the notebook's parameters cell and checked before any ce
 the first one runs.  A ``split`` must be one the chapter names in its parameters cell
 (``split: Literal["dev", "test"] | None``) and one whose files the data directory holds
 (:data:`SPLIT_FILES`); ``run-all -p split S`` gives ``S`` to the chapters that take it and runs the others
-as they are.  The output folders must be writable; every refusal happens before a kernel starts.
+as they are, and so does ``run-all -p seeds 3`` with a parameter that only some chapters define.  The output folders must be writable; every refusal happens before a kernel starts.
 
 A results file is marked complete (``"complete": true``) only when its notebook's last cell has run; a
 run that was killed or interrupted leaves it unfinished, and ``run-all`` and ``check`` treat an unfinished
@@ -304,22 +304,28 @@ def _results_dir(parameters: dict) -> Path:
     return folder if folder.is_absolute() else PROJECT_ROOT / folder
 
 
-def _split_for_each(specs: dict[Path, dict[str, Parameter]], parameters: dict) -> dict[Path, dict]:
-    """``parameters`` per notebook (``specs``: each one's typed parameters) for ``run-all``: a ``split`` goes to the
-    chapters whose parameters cell names it, the others run without one; a split that no chapter takes is a
-    :class:`ParameterError`."""
+def _parameters_for_each(specs: dict[Path, dict[str, Parameter]], parameters: dict) -> dict[Path, dict]:
+    """``parameters`` per notebook (``specs``: each one's typed parameters) for ``run-all``.
+
+    A parameter that only some chapters define (``seeds``: the retrieval chapter's training seeds) goes to those
+    chapters; one that no chapter defines stays, so that :func:`check_parameters` refuses it.  A ``split`` goes
+    to the chapters whose parameters cell names it, the others run without one; a split that no chapter takes
+    is a :class:`ParameterError`."""
     sources = list(specs)
+    named = {name for spec in specs.values() for name in spec}
+    given = {source: {k: v for k, v in parameters.items() if k in specs[source] or k not in named}
+             for source in sources}
     split = parameters.get("split")
     if split is None or str(split).strip() == "None":
-        return {source: parameters for source in sources}
+        return given
     takes = {source: specs[source]["split"].choices for source in sources}
     takers = [s for s in sources if takes[s] is None or split in takes[s]]
     if not takers:
-        named = sorted({c for choices in takes.values() for c in (choices or ())})
+        named_splits = sorted({c for choices in takes.values() for c in (choices or ())})
         raise ParameterError(f"parameter split={split!r} refused: no chapter takes it "
-                             f"(the chapters take {', '.join(named)})")
-    without = {key: value for key, value in parameters.items() if key != "split"}
-    return {source: parameters if source in takers else without for source in sources}
+                             f"(the chapters take {', '.join(named_splits)})")
+    return {source: given[source] if source in takers else {k: v for k, v in given[source].items() if k != "split"}
+            for source in sources}
 
 
 def run_all(parameters: dict | None = None, force: bool = False, run_each=None) -> list[tuple[Path, str, float]]:
@@ -332,7 +338,7 @@ def run_all(parameters: dict | None = None, force: bool = False, run_each=None) 
     (:func:`proofbook.cli.parallel.run_all_parallel` runs them as Ray tasks).
     """
     read = {source: read_notebook(source) for source in book_notebooks()}
-    given = _split_for_each({source: specs for source, (_, specs) in read.items()}, dict(parameters or {}))
+    given = _parameters_for_each({source: specs for source, (_, specs) in read.items()}, dict(parameters or {}))
     typed = {source: check_parameters(source, given[source], specs) for source, (_, specs) in read.items()}
     with contextlib.ExitStack() as held:
         for folder in sorted({_results_dir(t) for t in typed.values()}):

@@ -206,7 +206,7 @@ def test_run_all_checks_every_notebook_first_and_stamps_typed_values(tmp_path, m
     monkeypatch.setattr(runner, "STAMPS", tmp_path / "stamps")
     monkeypatch.setattr(runner, "book_notebooks", lambda: [second, first])
     with pytest.raises(ParameterError, match=r"b.py: unknown parameter\(s\) \['no_such'\]"):
-        runner.run_all({"no_such": "1"})       # no chapter defines it: nothing runs (one b.py alone defines goes to b.py)
+        runner.run_all({"no_such": "1"})       # no chapter defines it: refused, nothing runs
     monkeypatch.setattr(runner, "book_notebooks", lambda: [first, second])
     with pytest.raises(ParameterError, match=r"a.py: parameter limit='abc' refused"):
         runner.run_all({"limit": "abc"})

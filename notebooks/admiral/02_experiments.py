@@ -193,7 +193,8 @@ runs = {}
 for name, task in tasks.items():
     claims = task.evaluation[:n_claims]
     runs[name] = run = retrieval_experiments.cached_run(task, components, claims, settings, config, progress=not smoke)
-    by_seed = {seed: run} | {other: more_seeds[other][name] for other in training_seeds[1:] if name in seeded_tasks}
+    further = {other: more_seeds[other][name] for other in training_seeds[1:]} if name in seeded_tasks else {}
+    by_seed = {seed: run} | further
     for row in retrieval_experiments.seeded_metric_rows(by_seed, seed=seed):
         results.add(**row)
     for system, seconds in run.seconds.items():

@@ -142,7 +142,8 @@ def test_run_all_gives_a_chapters_own_parameter_to_the_chapters_that_define_it()
     sources = runner.book_notebooks()
     specs = {source: runner.read_notebook(source)[1] for source in sources}
     given = runner._parameters_for_each(specs, {"seeds": "3", "limit": "5"})
-    assert {runner.notebook_id(s) for s in sources if "seeds" in given[s]} == {"admiral/02_experiments"}
+    seeded = {runner.notebook_id(s) for s in sources if "seeds" in given[s]}
+    assert seeded == {"admiral/02_experiments", "wild/02_experiments"}
     assert all(given[s]["limit"] == "5" for s in sources)
     unknown = runner._parameters_for_each(specs, {"no_such": "1"})
     assert all(given == {"no_such": "1"} for given in unknown.values())      # kept, so that it is refused

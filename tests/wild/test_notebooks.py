@@ -38,3 +38,22 @@ def test_wild_notebook_smoke(source, smoke_run):
         assert run["figures"]
     if source.stem == "01_method":
         assert ("claimdecomp", "test", "pipeline-cached-extractive", "seconds_per_claim") in keys
+
+
+def test_the_experiments_chapter_with_two_training_seeds(smoke_run):
+    """``seeds 2`` trains the classifiers again with seed 1: the claims' rows are means over both seeds, with each
+    seed's value, the count and the spread beside them, and the chapter's seeds table has a column per seed."""
+    source = runner.NOTEBOOKS / "wild" / "02_experiments.py"
+    text = source.read_text(encoding="utf-8")
+    assert text.count("\nseeds = 1 ") == 1
+    run = smoke_run.run_edited("wild/02_experiments", text.replace("\nseeds = 1 ", "\nseeds = 2 "), tag="seeds")
+    [data] = run["results"].values()
+    assert data["params"]["seeds"] == 2
+    rows = {(r["system"], r["metric"]): r["value"] for r in data["rows"]
+            if (r["dataset"], r["split"]) == ("claimdecomp", "test")}
+    system = "justification-vs-claim-only-matched"
+    assert rows[system, "mae:seeds"] == 2
+    assert rows[system, "mae"] == pytest.approx((rows[system, "mae:seed0"] + rows[system, "mae:seed1"]) / 2)
+    assert rows[system, "mae:seed_spread"] == pytest.approx(abs(rows[system, "mae:seed0"] - rows[system, "mae:seed1"]))
+    assert rows["always-half-true", "mae:seed_spread"] == 0
+    assert "Training seeds" in run["executed"].read_text(encoding="utf-8")

@@ -15,7 +15,8 @@ Parameters are typed by the notebook's parameters cell and checked before any ce
 the first one runs.  A ``split`` must be one the chapter names in its parameters cell
 (``split: Literal["dev", "test"] | None``) and one whose files the data directory holds
 (:data:`SPLIT_FILES`); ``run-all -p split S`` gives ``S`` to the chapters that take it and runs the others
-as they are, and so does ``run-all -p seeds 3`` with a parameter that only some chapters define.  The output folders must be writable; every refusal happens before a kernel starts.
+as they are, and so does ``run-all -p seeds 3`` with a parameter that only some chapters define.  The
+output folders must be writable; every refusal happens before a kernel starts.
 
 A results file is marked complete (``"complete": true``) only when its notebook's last cell has run; a
 run that was killed or interrupted leaves it unfinished, and ``run-all`` and ``check`` treat an unfinished

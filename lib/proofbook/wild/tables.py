@@ -116,3 +116,18 @@ def mae_by_label_frame(run: Run, systems: Sequence[str], dataset: str = "claimde
                                         f"mae/{LABELS[label]}", errors, seed)
     index = pd.MultiIndex.from_tuples(list(table), names=["gold label", "claims"]) if table else None
     return pd.DataFrame(list(table.values()), index=index, columns=list(systems)), rows
+
+
+def seeds_frame(rows: Sequence[dict], metric: str = "mae", dataset: str = "claimdecomp", split: str = "test"):
+    """``metric`` under each training seed on one evaluation split: a row per system or paired difference with
+    per-seed rows (:func:`~proofbook.wild.wild_experiments.seeded_metric_rows`), a column per seed, then the mean
+    over the seeds and their spread.  A run with one seed has no per-seed rows: an empty frame."""
+    import pandas as pd
+
+    mine = {(r["system"], r["metric"]): r["value"] for r in rows if (r["dataset"], r["split"]) == (dataset, split)}
+    prefix = f"{metric}:seed"
+    seeds = sorted({int(m[len(prefix):]) for _, m in mine if m.startswith(prefix) and m[len(prefix):].isdigit()})
+    systems = list(dict.fromkeys(s for s, m in mine if m == f"{prefix}{seeds[0]}")) if seeds else []
+    table = {system: {**{f"seed {s}": mine[system, f"{prefix}{s}"] for s in seeds}, "mean": mine[system, metric],
+                      "spread": mine[system, f"{metric}:seed_spread"]} for system in systems}
+    return pd.DataFrame.from_dict(table, orient="index")

@@ -76,10 +76,12 @@ class WildSettings(ComponentSettings):
     @classmethod
     def full(cls, seed: int = 0) -> "WildSettings":
         """The full-size defaults, with ``seed`` given to both classifiers and the question generator."""
-        base = cls()
-        return cls(claim_only=VeracitySettings(**{**asdict(base.claim_only), "seed": seed}),
-                   evidence=VeracitySettings(**{**asdict(base.evidence), "seed": seed}),
-                   generator=GeneratorSettings(**{**asdict(base.generator), "seed": seed}), seed=seed)
+        return cls().with_seed(seed)
+
+    def with_seed(self, seed: int) -> "WildSettings":
+        """These settings with ``seed`` given to both classifiers, the question generator and the run."""
+        return replace(self, claim_only=replace(self.claim_only, seed=seed), evidence=replace(self.evidence, seed=seed),
+                       generator=replace(self.generator, seed=seed), seed=seed)
 
     @classmethod
     def smoke(cls, seed: int = 0) -> "WildSettings":
@@ -319,6 +321,107 @@ def metric_rows(run: Run, seed: int = 0) -> list[dict]:
     for system, (value, n) in run.question_recall.items():
         rows.append(dict(dataset="claimdecomp", split="test", system=system, metric="question_recall", value=value, n=n))
     return rows
+
+
+#: the metrics whose value under each training seed is written beside the mean (``mae:seed1``, ``mae:seeds``,
+#: ``mae:seed_spread``): MAE, the metric of the paper's claims, and macro-F1
+SEEDED_METRICS = ("mae", "macro_f1")
+
+
+def training_seeds(seed: int, seeds: int) -> list[int]:
+    """The training seeds of a run with ``seeds`` seeds from ``seed``: ``seed, seed + 1, ...``."""
+    if seeds < 1:
+        raise ValueError(f"seeds must be at least 1 (the chapter's own seed), got {seeds}")
+    return list(range(seed, seed + seeds))
+
+
+def seed_runs(data: WildData, settings: WildSettings, seeds: Sequence[int], cache: ArtifactCache | None = None,
+              progress: bool = True) -> dict[int, Run]:
+    """``seed -> run`` for further training seeds: both classifiers (and ``claim-only-matched``) trained, or loaded
+    from the cache, with ``settings`` but that seed, and every system run on the same evaluation claims.  The
+    question generator is trained for the chapter's own seed only: no veracity system reads it."""
+    found = {}
+    for seed in seeds:
+        seeded = settings.with_seed(seed)
+        models = train_models(data, seeded, cache, generator=False, progress=progress)
+        found[seed] = run_experiments(data, models, seeded, cache, progress)
+    return found
+
+
+def seeded_metric_rows(runs: dict[int, Run], seed: int = 0) -> list[dict]:
+    """:func:`metric_rows` for runs of the same claims whose classifiers were trained with different seeds
+    (``training seed -> run``; the first is the chapter's own).
+
+    With one run it is :func:`metric_rows`.  With several, every veracity metric of every system and paired
+    difference is the mean over the seeds, and its interval a two-level bootstrap over seeds and claims
+    (:func:`proofbook.core.intervals.seeded_paired_difference`; macro-F1, which is not a mean over claims, by the
+    same draws), so it covers the spread between trainings as well as the choice of claims.  For
+    :data:`SEEDED_METRICS` each also gets its value under every seed, the number of seeds and their spread (the
+    largest minus the smallest).  Question recall is the first seed's (the generator is trained once).
+    """
+    seeds = list(runs)
+    first = runs[seeds[0]]
+    if len(seeds) == 1:
+        return metric_rows(first, seed)
+    keys = [key for key in first.predictions if all(key in run.predictions for run in runs.values())]
+    for other, run in runs.items():
+        for key in keys:
+            if run.predictions[key]["ids"] != first.predictions[key]["ids"]:
+                raise ValueError(f"training seed {other}: its {'/'.join(key)} predictions are of other claims than "
+                                 f"seed {seeds[0]}'s")
+    arrays = {key: [(np.asarray(run.predictions[key]["gold"]), np.asarray(run.predictions[key]["predicted"]))
+                    for run in runs.values()] for key in keys}
+    per_claim = {key: [_per_claim(gold, predicted) for gold, predicted in found] for key, found in arrays.items()}
+    rows = []
+    for key in keys:
+        dataset, split, system = key
+        base = dict(dataset=dataset, split=split, system=system, n=len(arrays[key][0][0]))
+        for metric in ("accuracy", "mae", "soft_accuracy"):
+            values = [v[metric] for v in per_claim[key]]
+            rows += _seeded_rows(base, metric, intervals.seeded_paired_difference(values, np.zeros_like(values), seed),
+                                 seeds, [float(np.mean(v)) for v in values])
+        rows += _seeded_rows(base, "macro_f1", _seeded_macro_f1(arrays[key], seed), seeds,
+                             [macro_f1(gold, predicted) for gold, predicted in arrays[key]])
+    for a, b in COMPARISONS:
+        for key_a in keys:
+            dataset, split, system = key_a
+            if system != a or (dataset, split, b) not in keys:
+                continue
+            base = dict(dataset=dataset, split=split, system=f"{a}-vs-{b}", n=len(arrays[key_a][0][0]))
+            for metric in ("accuracy", "mae"):
+                mine, theirs = ([v[metric] for v in per_claim[dataset, split, name]] for name in (a, b))
+                rows += _seeded_rows(base, metric, intervals.seeded_paired_difference(mine, theirs, seed), seeds,
+                                     [float(np.mean(x) - np.mean(y)) for x, y in zip(mine, theirs)])
+    for system, (value, n) in first.question_recall.items():
+        rows.append(dict(dataset="claimdecomp", split="test", system=system, metric="question_recall", value=value, n=n))
+    return rows
+
+
+def _seeded_rows(base: dict, metric: str, estimate: tuple[float, float, float], seeds: Sequence[int],
+                 by_seed: Sequence[float]) -> list[dict]:
+    """The value and interval rows of one seeded ``estimate`` ``(value, low, high)``, then, for
+    :data:`SEEDED_METRICS`, the value under each seed, the number of seeds and their spread."""
+    value, low, high = estimate
+    found = intervals.interval_rows({**base, "metric": metric, "value": value}, low, high)
+    if metric in SEEDED_METRICS:
+        found += [{**base, "metric": f"{metric}:seed{s}", "value": v} for s, v in zip(seeds, by_seed)]
+        found += [{**base, "metric": f"{metric}:seeds", "value": len(seeds)},
+                  {**base, "metric": f"{metric}:seed_spread", "value": intervals.seed_spread(by_seed)}]
+    return found
+
+
+def _seeded_macro_f1(found: Sequence[tuple[np.ndarray, np.ndarray]], seed: int) -> tuple[float, float, float]:
+    """Macro-F1 averaged over training seeds, with the draws of :func:`intervals.seeded_paired_difference`
+    (seeds with replacement, then the same claims with replacement for all of them)."""
+    n_seeds, n = len(found), len(found[0][0])
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, n_seeds, size=(intervals.N_RESAMPLES, n_seeds))
+    examples = rng.integers(0, n, size=(intervals.N_RESAMPLES, n))
+    estimates = [np.mean([macro_f1(found[s][0][idx], found[s][1][idx]) for s in picked])
+                 for picked, idx in zip(drawn, examples)]
+    tail = (1 - intervals.LEVEL) / 2 * 100
+    low, high = np.percentile(estimates, [tail, 100 - tail])
+    return float(np.mean([macro_f1(gold, predicted) for gold, predicted in found])), float(low), float(high)
 
 
 def _evidence_examples(claims, evidence: dict[str, str]) -> list:

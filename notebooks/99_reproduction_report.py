@@ -188,8 +188,12 @@ paper_claims.departures_table()
 # the one trained here does so barely above chance, and the aligned-proof stand-in is the book's way around it.
 #
 # **Claims in the wild.**  The paper's evidence (live search, LLM summaries of whole pages) cannot be had
-# offline, so every verdict here is for the book's extractive stand-in on cached search results, with a
-# classifier trained on justifications and applied to web evidence.
+# offline, so the claims that read retrieved evidence are decided for the book's extractive stand-in on cached
+# search results, with a classifier trained on justifications and applied to web evidence; the paper's method is
+# untested for them.  The oracle claim (the gold justification against the claim alone) needs no search and is
+# decided as the paper poses it.  The chapter trains its classifiers with several seeds (column "training
+# seeds"), and their seed spread in MAE is as large as half an interval: on one training a stand-in verdict can
+# move either way.
 #
 # **Entailer.**  The paper's premises are written by T5-11B.  The generator trained here writes mostly false
 # or garbled premises, so the paper's method is decided with it where it runs (depth-1 sampled search and its

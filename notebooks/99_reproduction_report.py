@@ -198,7 +198,8 @@ paper_claims.departures_table()
 # **Entailer.**  The paper's premises are written by T5-11B.  The generator trained here writes mostly false
 # or garbled premises, so the paper's method is decided with it where it runs (depth-1 sampled search and its
 # combination with direct answering), and the mixed pool of generated and retrieved premises is the stand-in.
-#
+
+# %% [markdown]
 # **Training seeds.**  A model trained here changes with its training seed.  Where a chapter trains its
 # systems with several seeds (its `seeds` parameter), the value a claim reads is the mean over the seeds and its
 # interval a two-level bootstrap over seeds and examples, so it covers the spread between trainings too; the

@@ -390,3 +390,42 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # that be nothing?
 # :::
 
+
+# %% [markdown]
+# ### 4. Three answers by hand (no computer needed)
+#
+# A question with four options.  Each option's hypothesis has a direct score s_d and one proof step: two
+# premises with their scores and an inference score s_e.
+#
+# | option | s_d(H) | premise scores | s_e |
+# |---|---|---|---|
+# | A | 0.90 | 0.8, 0.9 | 0.5 |
+# | B | 0.40 | 0.9, 0.9 | 0.9 |
+# | C | 0.60 | 0.7, 0.6 | 0.9 |
+# | D | 0.20 | 0.5, 0.9 | 0.8 |
+#
+# - Compute each option's proof score s_r = (product of the premise scores) x s_e.
+# - Which option does `direct` answer, which `entailer`, and which `entailer+direct` (the proof answer unless the
+#   direct answer's s_d is higher than the proof answer's s_r)?  Is it a faithfulness break?
+# - Below what s_d(A) would `entailer+direct` follow the proof?
+#
+# Then compare with the share of faithfulness breaks the chapter reports for `entailer+direct`.
+#
+# :::{dropdown} Hint
+# Check in a cell:
+# ```python
+# from proofbook.entailer.search import OptionProof, QuestionAnswer
+# from proofbook.entailer.trees import ProofNode
+#
+# def option(label, direct, premises, entailment):
+#     tree = ProofNode(f"hypothesis {label}", direct, entailment=entailment,
+#                      premises=[ProofNode(f"premise {label}{i}", s) for i, s in enumerate(premises)])
+#     return OptionProof(label, label, tree.statement, tree)
+#
+# answer = QuestionAnswer("q", [option("A", 0.9, [0.8, 0.9], 0.5), option("B", 0.4, [0.9, 0.9], 0.9),
+#                               option("C", 0.6, [0.7, 0.6], 0.9), option("D", 0.2, [0.5, 0.9], 0.8)], seconds=0.0)
+# ([round(o.proof_score, 3) for o in answer.options], answer.direct.label, answer.entailer.label,
+#  answer.combined.label, answer.faithfulness_break)
+# ```
+# `QuestionAnswer.combined` in `proofbook.entailer.search` is the rule.
+# :::

@@ -331,3 +331,37 @@ if demo["taught"]:
 # correction says nothing about which option that is.  Similarity matching can also reach the premises of
 # questions that were answered correctly.
 # :::
+
+# %% [markdown]
+# ### 6. Three wrong answers sorted by hand (no computer needed)
+#
+# Three questions answered wrongly.  For each, the predicted option's hypothesis and its proof (premises with
+# their scores, and the inference score s_e):
+#
+# 1. "a nail is attracted to a magnet": "a magnet attracts iron" (0.9), "a nail is made of iron" (0.8); s_e 0.6.
+# 2. "the moon makes its own light": "the moon is a star" (0.55), "a star makes its own light" (0.9); s_e 0.95.
+# 3. "plants need sunlight to grow": "plants need sunlight to grow" (0.9), "sunlight is light" (0.8); s_e 0.9.
+#
+# The gold options say something else entirely.  Using the rules of `error_category` (tried in the order
+# `dataset`, `reasoning: near-tautology`, `reasoning`, `belief`), put each in a category.  Which of the three would
+# a reader of the tree call an inference error, and which a false belief?
+#
+# :::{dropdown} Hint
+# Check in a cell:
+# ```python
+# from proofbook.entailer.analysis import error_category
+# from proofbook.entailer.search import OptionProof, QuestionAnswer
+# from proofbook.entailer.trees import ProofNode
+#
+# def wrong_answer(hypothesis, premises, entailment):
+#     tree = ProofNode(hypothesis, 0.5, entailment=entailment, premises=[ProofNode(p, s) for p, s in premises])
+#     gold = ProofNode("the answer is something else entirely", 0.5)
+#     return QuestionAnswer("q", [OptionProof("A", hypothesis, hypothesis, tree),
+#                                 OptionProof("B", gold.statement, gold.statement, gold)], seconds=0.0)
+#
+# cases = [("a nail is attracted to a magnet", [("a magnet attracts iron", 0.9), ("a nail is made of iron", 0.8)], 0.6),
+#          ("the moon makes its own light", [("the moon is a star", 0.55), ("a star makes its own light", 0.9)], 0.95),
+#          ("plants need sunlight to grow", [("plants need sunlight to grow", 0.9), ("sunlight is light", 0.8)], 0.9)]
+# [error_category(wrong_answer(*case), gold_label="B", predicted="A") for case in cases]
+# ```
+# :::

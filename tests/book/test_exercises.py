@@ -217,14 +217,7 @@ def test_every_by_hand_exercise_has_a_check_that_runs_on_its_own(source, exercis
 
 
 METHOD_CHAPTERS = [s for s in NOTEBOOKS if runner.notebook_id(s).split("/")[0] in ("admiral", "wild", "entailer")]
-#: chapters whose by-hand exercise waits for their next rerun (a chapter's text is part of its results' digest)
-BY_HAND_PENDING = {"entailer/02_experiments", "entailer/03_error_analysis"}
-
-
-@pytest.mark.parametrize("source", [
-    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="added with the chapter's next rerun"))
-    if runner.notebook_id(s) in BY_HAND_PENDING else s for s in METHOD_CHAPTERS],
-    ids=[runner.notebook_id(s) for s in METHOD_CHAPTERS])
+@pytest.mark.parametrize("source", METHOD_CHAPTERS, ids=[runner.notebook_id(s) for s in METHOD_CHAPTERS])
 def test_every_method_chapter_has_an_exercise_done_by_hand(source):
     assert any(e.kind == "no computer" for e in read_exercises(source)), \
         f"{source.name}: no exercise is done by hand (title ending '(no computer needed)')"
@@ -348,3 +341,14 @@ def test_every_library_call_an_exercise_writes_takes_the_arguments_it_is_given(s
 def test_the_call_check_reaches_the_reading_exercises_calls():
     checked = [span for source in NOTEBOOKS for span in library_calls_checked(source)]
     assert len(checked) >= 15 and any("new_documents=1" in span for span in checked)
+
+
+def test_the_three_answers_hint_gives_a_faithfulness_break():
+    """entailer/02: s_r = 0.72 x 0.5, 0.81 x 0.9, 0.42 x 0.9, 0.45 x 0.8; direct A (0.9) beats proof B (0.729)."""
+    scores, direct, entailer, combined, broken = hint_value("entailer/02_experiments.py", "faithfulness_break")
+    assert scores == [0.36, 0.729, 0.378, 0.36] and (direct, entailer, combined, broken) == ("A", "B", "A", True)
+
+
+def test_the_wrong_answers_hint_sorts_one_into_each_reasoning_or_belief_category():
+    categories = hint_value("entailer/03_error_analysis.py", "error_category")
+    assert categories == ["reasoning", "belief", "reasoning: near-tautology"]

@@ -58,6 +58,29 @@ def test_each_exercise_is_read_with_its_kind_and_its_changes(chapter):
 
 
 @pytest.mark.unit
+def test_a_call_an_exercise_restates_gets_its_arguments_and_several_such_edits_add_up(tmp_path):
+    source = tmp_path / "calls.py"
+    source.write_text('# %% tags=["parameters"]\nsmoke = False\n\n# %%\nconfig = make(smoke, a=1)\n'
+                      'table = bench(n=2_000 if smoke else 100_000, seed=0)\nprint(make(smoke))\n\n'
+                      '# %% [markdown]\n# ## Exercises\n#\n# ### 1. B\n#\n# Change the config to `make(smoke, b=2)`.\n'
+                      '#\n# ### 2. A\n#\n# Change the config to `make(smoke, a=3)`.\n#\n# ### 3. N\n#\n'
+                      '# Change the call to `bench(n=10, seed=0)`.\n#\n# ### 4. Other\n#\n'
+                      '# Change the config to `build(smoke)`.\n', encoding="utf-8")
+    found = exercises.read_exercises(source)
+    assert [e.kind for e in found] == ["edit"] * 4
+    assert found[2].edits == (exercises.Edit("call", "bench", "bench(n=10, seed=0)"),)
+    one = exercises.edited_source(source, found[0].edits)
+    assert "config = make(smoke, a=1, b=2)\n" in one and "print(make(smoke))" in one   # only the config's call
+    every = exercises.edited_source(source, [edit for e in found[:3] for edit in e.edits])
+    assert "config = make(smoke, a=3, b=2)\n" in every and "table = bench(n=10, seed=0)\n" in every
+    assert "config = build(smoke)\n" in exercises.edited_source(source, found[3].edits)   # another function
+    assert "[arguments of `config`]" in exercises.listing(exercises.exercise_rows(found, {}))[0]
+    twice = exercises.Edit("call", "make", "make(smoke, b=2)")
+    with pytest.raises(exercises.ExerciseError, match="the call `make` names, found 2 such calls"):
+        exercises.edited_source(source, [twice])
+
+
+@pytest.mark.unit
 def test_each_exercise_costs_nothing_by_hand_and_about_its_chapters_recorded_run_when_it_reruns(chapter):
     found = exercises.read_exercises(chapter)
     costs = [exercises.minutes_here(e, {found[0].chapter: 2.04}) for e in found]

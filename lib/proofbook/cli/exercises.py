@@ -7,6 +7,9 @@ reader to change is written in a few fixed forms, which :func:`read_exercises` r
   cells and is replaced by ``NEW``;
 - "`LINE` ... right after the line that starts `START`": exactly one code line starts with ``START``, and
   ``LINE`` is added after it, with its indentation;
+- "change the config to `CALL`" (the one call assigned to ``config``) or "change the call to `CALL`" (the one call
+  of ``CALL``'s function): that call gets ``CALL``'s arguments, those it does not name kept as they are (so
+  several such exercises applied to one copy add up);
 - "add `import dataclasses`", "import `Name` from `proofbook.module`": imports the edits need, added with the
   edit that uses them;
 - "`-p NAME VALUE`", alone or in a ``python -m proofbook run`` command: a parameter of the rerun, unless its
@@ -46,6 +49,7 @@ from proofbook.core.paths import PROJECT_ROOT
 from proofbook.core.provenance import sha256_file
 
 CHANGE = re.compile(r"[Cc]hange\s+`([^`]+)`(?:\s+in the `[^`]+` call)?\s+to\s+`([^`]+)`")
+SET_CALL = re.compile(r"[Cc]hange the (config|call) to\s+`([^`]+)`")
 INSERT = re.compile(r"`([^`]+)`[^`]{0,80}?right after the line that starts\s+`([^`]+)`")
 IMPORT_LINE = re.compile(r"`((?:import|from) [\w. ,]+)`")
 IMPORT_NAME = re.compile(r"`(\w+)`\s+from\s+`(proofbook(?:\.\w+)+)`")
@@ -68,7 +72,8 @@ class ExerciseError(ValueError):
 @dataclass(frozen=True)
 class Edit:
     """One change to a copy of a chapter: ``change`` replaces ``anchor`` by ``text``; ``insert`` adds the line
-    ``text`` after the line that starts with ``anchor``."""
+    ``text`` after the line that starts with ``anchor``; ``call`` gives the one call that ``anchor`` names (the
+    name it is assigned to, or its function) the arguments of the call ``text``."""
 
     kind: str
     anchor: str
@@ -131,6 +136,8 @@ def read_edits(text: str) -> list[Edit]:
     text = _flat(text)
     found = [(m.start(), Edit("change", m.group(1), m.group(2))) for m in CHANGE.finditer(text)]
     found += [(m.start(), Edit("insert", m.group(2), m.group(1))) for m in INSERT.finditer(text)]
+    found += [(m.start(), Edit("call", m.group(1) if m.group(1) == "config" else _callee(m.group(2)), m.group(2)))
+              for m in SET_CALL.finditer(text)]
     return [edit for _, edit in sorted(found, key=lambda pair: pair[0])]
 
 
@@ -198,6 +205,42 @@ def _needed_imports(new: str, imports) -> list[str]:
     return [statement for statement in imports if _bound(statement) & used]
 
 
+def _callee(call: str) -> str:
+    """The function a call's text calls (``retrieval_experiments.book_config``)."""
+    return ast.unparse(ast.parse(call, mode="eval").body.func)
+
+
+def _calls(code: str, anchor: str) -> list[ast.Call]:
+    """The calls in ``code`` that ``anchor`` names: assigned to that name, or of that function."""
+    masked = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines())
+    tree = ast.parse(masked)
+    assigned = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                and [ast.unparse(t) for t in node.targets] == [anchor] and isinstance(node.value, ast.Call)]
+    return assigned or [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                        and ast.unparse(node.func) == anchor]
+
+
+def _with_arguments(old: ast.Call, new: ast.Call) -> str:
+    """``old`` with the arguments of ``new`` (its positional ones when it has any; its keywords replacing or
+    added to ``old``'s); ``new`` itself when it calls another function."""
+    if ast.unparse(old.func) != ast.unparse(new.func):
+        return ast.unparse(new)
+    named = {k.arg: k for k in new.keywords}
+    keywords = [named.pop(k.arg, k) for k in old.keywords] + list(named.values())
+    return ast.unparse(ast.Call(old.func, new.args or old.args, keywords))
+
+
+def _set_call(cell, edit: Edit, new: str) -> None:
+    """Apply a ``call`` edit to the one place it names in ``cell`` (:func:`_calls`)."""
+    call = _calls(cell.source, edit.anchor)[0]
+    lines = cell.source.split("\n")
+    start = sum(len(line) + 1 for line in lines[:call.lineno - 1]) + len(
+        lines[call.lineno - 1].encode()[:call.col_offset].decode())
+    end = sum(len(line) + 1 for line in lines[:call.end_lineno - 1]) + len(
+        lines[call.end_lineno - 1].encode()[:call.end_col_offset].decode())
+    cell.source = cell.source[:start] + _with_arguments(call, ast.parse(new, mode="eval").body) + cell.source[end:]
+
+
 def edited_notebook(source: Path, edits, imports=()):
     """A copy of the chapter (a jupytext notebook) with ``edits`` applied; an :class:`ExerciseError` naming the edit
     that does not find exactly one place."""
@@ -208,7 +251,14 @@ def edited_notebook(source: Path, edits, imports=()):
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     for edit in edits:
         new = re.sub(r"\b[A-Z]\b", PLACEHOLDER, edit.text)
-        if edit.kind == "change":
+        if edit.kind == "call":
+            places = [cell for cell in code if _calls(cell.source, edit.anchor)]
+            count = sum(len(_calls(cell.source, edit.anchor)) for cell in places)
+            if count != 1:
+                raise ExerciseError(f"{source.name}: the exercise changes the call `{edit.anchor}` names, found "
+                                    f"{count} such calls in the code")
+            _set_call(places[0], edit, new)
+        elif edit.kind == "change":
             places = [cell for cell in code if edit.anchor in cell.source]
             count = sum(cell.source.count(edit.anchor) for cell in places)
             if count != 1:
@@ -371,7 +421,8 @@ def exercise_rows(exercises, chapter_minutes: dict[str, float | None],
     """One row per exercise: chapter, number, kind, its cost here (:func:`minutes_here`), title, what it changes."""
     rows = []
     for e in exercises:
-        changes = [f"-p {n} {v}" for n, v in e.parameters] + [f"{x.kind} `{x.anchor}`" for x in e.edits]
+        changes = [f"-p {n} {v}" for n, v in e.parameters] + [
+            f"arguments of `{x.anchor}`" if x.kind == "call" else f"{x.kind} `{x.anchor}`" for x in e.edits]
         changes += [f"runs {e.target}"] if e.target else []
         rows.append({"chapter": e.chapter, "exercise": e.number, "kind": e.kind,
                      "cost here": minutes_here(e, chapter_minutes, measured), "title": e.title,

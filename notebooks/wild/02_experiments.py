@@ -308,10 +308,10 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "verdict", "why
 #
 # `WildSettings.summary_threshold` is the MiniLM cosine below which a retrieved document is summarised as "The
 # document is irrelevant to the claim.".  Copy the notebook (`cp notebooks/wild/02_experiments.py /tmp/mine/wild_02.py`).
-# Replace its `settings = ...` line with
-# `settings = dataclasses.replace(wild_experiments.WildSettings.full(seed), summary_threshold=0.6)` (and add
-# `import dataclasses`).  Run the copy with
-# `python -m proofbook run /tmp/mine/wild_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`.
+# In the copy add `settings = dataclasses.replace(settings, summary_threshold=0.6)` right after the line that
+# starts `data_path, results, settings =` (and add `import dataclasses`).  Run the copy with
+# `python -m proofbook run /tmp/mine/wild_02.py -p results_dir /tmp/mine -p figures_dir /tmp/mine`
+# (or let `python -m proofbook exercises wild/02_experiments --run 2 --output /tmp/mine` make and run the copy).
 #
 # Before running, predict which rows of the veracity table can change at all.  Predict also whether the
 # `web-summaries` `mae` moves towards or away from the `web-snippets` one.  Check the veracity table, the W3 row
@@ -327,9 +327,9 @@ paper_claims.claims_table(chapter_claims)[["claim", "statement", "verdict", "why
 # ### 3. How much evidence the classifier reads
 #
 # The evidence classifier reads at most `WildSettings.evidence.max_length` tokens of claim and evidence together.
-# (`claim-only` has its own, `WildSettings.claim_only.max_length`.)  In your copy, write
-# `base = wild_experiments.WildSettings.full(seed)` and
-# `settings = dataclasses.replace(base, evidence=dataclasses.replace(base.evidence, max_length=96))`.  This
+# (`claim-only` has its own, `WildSettings.claim_only.max_length`.)  In your copy add
+# `settings = dataclasses.replace(settings, evidence=dataclasses.replace(settings.evidence, max_length=96))`
+# right after the line that starts `data_path, results, settings =` (and add `import dataclasses`).  This
 # retrains the evidence classifier and `claim-only-matched` (both use the evidence settings), but not
 # `claim-only`.
 #

@@ -230,14 +230,15 @@ def _with_arguments(old: ast.Call, new: ast.Call) -> str:
     return ast.unparse(ast.Call(old.func, new.args or old.args, keywords))
 
 
-def _set_call(cell, edit: Edit, new: str) -> None:
-    """Apply a ``call`` edit to the one place it names in ``cell`` (:func:`_calls`)."""
-    call = _calls(cell.source, edit.anchor)[0]
+def _offset(lines: list[str], lineno: int, col_offset: int) -> int:
+    """The character offset in ``"\\n".join(lines)`` of an ast position (a 1-based line, a UTF-8 byte column)."""
+    return sum(len(line) + 1 for line in lines[:lineno - 1]) + len(lines[lineno - 1].encode()[:col_offset].decode())
+
+
+def _set_call(cell, call: ast.Call, new: str) -> None:
+    """Give ``call``, found in ``cell`` by :func:`_calls`, the arguments of the call ``new``."""
     lines = cell.source.split("\n")
-    start = sum(len(line) + 1 for line in lines[:call.lineno - 1]) + len(
-        lines[call.lineno - 1].encode()[:call.col_offset].decode())
-    end = sum(len(line) + 1 for line in lines[:call.end_lineno - 1]) + len(
-        lines[call.end_lineno - 1].encode()[:call.end_col_offset].decode())
+    start, end = _offset(lines, call.lineno, call.col_offset), _offset(lines, call.end_lineno, call.end_col_offset)
     cell.source = cell.source[:start] + _with_arguments(call, ast.parse(new, mode="eval").body) + cell.source[end:]
 
 
@@ -252,12 +253,11 @@ def edited_notebook(source: Path, edits, imports=()):
     for edit in edits:
         new = re.sub(r"\b[A-Z]\b", PLACEHOLDER, edit.text)
         if edit.kind == "call":
-            places = [cell for cell in code if _calls(cell.source, edit.anchor)]
-            count = sum(len(_calls(cell.source, edit.anchor)) for cell in places)
-            if count != 1:
+            calls = [(cell, call) for cell in code for call in _calls(cell.source, edit.anchor)]
+            if len(calls) != 1:
                 raise ExerciseError(f"{source.name}: the exercise changes the call `{edit.anchor}` names, found "
-                                    f"{count} such calls in the code")
-            _set_call(places[0], edit, new)
+                                    f"{len(calls)} such calls in the code")
+            _set_call(*calls[0], new)
         elif edit.kind == "change":
             places = [cell for cell in code if edit.anchor in cell.source]
             count = sum(cell.source.count(edit.anchor) for cell in places)

@@ -237,8 +237,9 @@ paper_claims.departures_table()
 # A claim "A beats B" has threshold 0: any gain whose whole interval is above 0 holds.  A reviewer might ask
 # for a margin instead, a gain of at least 0.02.  Before running anything, go through the claims table and
 # list the claims whose verdict a margin of 0.02 would move, and to what.  Then check: copy this notebook
-# (`cp notebooks/99_reproduction_report.py /tmp/mine/report.py`), add the cell below after the line
-# `found = paper_claims.verdicts(rows)`, and run the copy with the command above (with `/tmp/mine/report.py`).
+# (`cp notebooks/99_reproduction_report.py /tmp/mine/report.py`), add the lines below right after the line that
+# starts `found = paper_claims.verdicts(rows)`, and run the copy with the command above (with
+# `/tmp/mine/report.py`).
 #
 # ```python
 # import dataclasses

@@ -374,9 +374,10 @@ pd.concat(frames, names=["system", "rank"])
 # %% [markdown]
 # ### 6. BM25's parameters
 #
-# The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in `proofbook.index.bm25`).  In
-# the setup cell build the retriever over an index with `rank_bm25`'s usual defaults:
-# `retrieval_experiments.build_admiral(hover, components, retrieval_experiments.book_config(smoke), index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
+# The book's BM25 uses AdMIRaL's k1 = 0.9 and b = 0.1 (`ADMIRAL_K1`, `ADMIRAL_B` in `proofbook.index.bm25`).  In a
+# copy, build the retriever of the setup cell over an index with `rank_bm25`'s usual defaults: change
+# `retrieval_experiments.build_admiral(hover, components, config)` to
+# `retrieval_experiments.build_admiral(hover, components, config, index=DocumentIndex(hover.corpus, k1=1.5, b=0.75))`
 # (import `DocumentIndex` from `proofbook.index.bm25`).  Predict:
 #
 # - which gold pages will move up or down in the BM25 table;

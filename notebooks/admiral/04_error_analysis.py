@@ -140,13 +140,14 @@ copy_table
 # contains the parenthesised words, so BM25 and the title generator must get them from the context.
 
 # %%
+ranked_by = "admiral"
 gold = pd.DataFrame([{"dataset": name, "title": title, "ambiguous": title.endswith(")"),
-                      "found": title in run.rankings["admiral"][c.id][:5]}
+                      "found": title in run.rankings[ranked_by][c.id][:5]}
                      for name, run in runs.items() for c in run.claims for title in c.gold_titles])
 ambiguity = gold.groupby(["dataset", "ambiguous"])["found"].agg(["mean", "size"]).rename(
     columns={"mean": "share found in top 5", "size": "gold documents"})
 for (dataset, ambiguous), part in gold.groupby(["dataset", "ambiguous"]):
-    base = {"dataset": dataset, "split": "dev", "system": "admiral"}
+    base = {"dataset": dataset, "split": "dev", "system": ranked_by}
     metric = f"doc_recall@5/{'ambiguous' if ambiguous else 'plain'}_title"
     results.extend(intervals.mean_rows(base, metric, part["found"].astype(float).tolist(), seed))
 ambiguity["95% interval"] = ["[{:.3f}, {:.3f}]".format(*intervals.mean_interval(part["found"].astype(float), seed))
@@ -241,9 +242,8 @@ for claim, trace, missing in detailed:
 # %% [markdown]
 # ### 2. Are ambiguous titles hard for BM25 too?
 #
-# In the ambiguity cell replace `run.rankings["admiral"]` by `run.rankings["bm25"]`.  Replace also
-# `"system": "admiral"` in `base` by `"system": "bm25"`, so that the results rows say what they measure.  Before
-# running, predict:
+# In a copy, change `ranked_by = "admiral"` to `ranked_by = "bm25"`: the ambiguity cell then reads BM25's
+# ranking, and its results rows say `system: bm25`.  Before running, predict:
 #
 # - whether the gap between ambiguous and plain titles will be wider or narrower than for `admiral`;
 # - whether the two intervals will overlap.
@@ -273,8 +273,12 @@ for claim, trace, missing in detailed:
 # %% [markdown]
 # ### 4. Lost early or lost late, by kind of title
 #
-# Add a cell after the stage table:
-# `errors[errors.dataset == "hover"].groupby(["disambiguated_title", "stage"]).size().unstack(fill_value=0)`.
+# Add the cell below right after the cell that starts `errors = pd.concat(` (the stage table):
+#
+# ```python
+# errors[errors.dataset == "hover"].groupby(["disambiguated_title", "stage"]).size().unstack(fill_value=0)
+# ```
+#
 # Before running, predict whether a missing title with a parenthesis is more often `not found` than a plain one,
 # or more often lost at a later stage.  Compare the new table with the ambiguity table.
 #

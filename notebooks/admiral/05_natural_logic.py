@@ -491,10 +491,11 @@ results.save()
 # %% [markdown]
 # ### 3. Alignment without the word-overlap bonus
 #
-# In the alignment cell, before the loop, create `aligner = Aligner(overlap_weight=0.0)`.  Import `Aligner` from
-# `proofbook.admiral.prover.alignment`; `overlap_weight` is 0.3 by default.  In the loop, replace
-# `prover.aligner.align(...)` by `aligner.align(...)` with the same arguments.  Only the table and the built
-# proofs below it change, not the trained models.  Predict:
+# In a copy, add `aligner = Aligner(overlap_weight=0.0)` right after the line that starts
+# `claims = sample([c for c in tasks["hover"].train` (the alignment cell, before its loop; import `Aligner` from
+# `proofbook.admiral.prover.alignment`; `overlap_weight` is 0.3 by default).  In the loop, change
+# `prover.aligner.align(claim.claim` to `aligner.align(claim.claim`, the same arguments.  Only the table and the
+# built proofs below it change, not the trained models.  Predict:
 #
 # - which chunks will get a different evidence span (names? function words?);
 # - how the `similarity` column will move;
@@ -509,8 +510,9 @@ results.save()
 # %% [markdown]
 # ### 4. Decoding without constraints
 #
-# In the generated-proofs cell add `constrained=False` to the call `prover.generator.generate(...)`, and print
-# `prover.generator.dropped` after it.  Before running, predict:
+# In a copy, change the call to `prover.generator.generate(constrained=False)` (the generated-proofs cell's call:
+# its other arguments stay), and add `print("beams dropped:", prover.generator.dropped)` right after the line that
+# starts `seconds_per_claim = (`.  Before running, predict:
 #
 # - how many of the beams (claims shown times the glued `proof_beam`) will not read as a proof of their claim;
 # - whether some claim will be left with no proof at all;
@@ -549,8 +551,14 @@ results.save()
 # ### 6. Where the automaton and the file disagree
 #
 # Before printing them, predict what the few-shot proofs on which the automaton disagrees with the file's
-# verdict have in common.  Then list them in a cell placed after the one that defines `firsts`:
-# `[(e.claim_id, e.verdict, [s.operator for s in e.steps]) for e in firsts if natlog.verdict(s.operator for s in e.steps) != e.verdict]`.
+# verdict have in common.  Then list them: add the cell below right after the cell that starts
+# `fewshot = read_fewshot_processed(data_path)` (the one that defines `firsts`):
+#
+# ```python
+# [(e.claim_id, e.verdict, [s.operator for s in e.steps])
+#  for e in firsts if natlog.verdict(s.operator for s in e.steps) != e.verdict]
+# ```
+#
 # The glued `fewshot_agreement` and the row `verdict_acc` of `natlog-automaton` on `qanatver-fewshot` give the
 # share that agree.
 #

@@ -617,14 +617,15 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # with the exercise's `-p NAME VALUE` pairs added.  Where an exercise edits a line, edit a copy of the
 # notebook and run the copy the same way.
 #
-# Exercises 1, 2 and 4 change fields of `SufficiencySettings`, in the line where the chapter
-# builds `settings`.  None of them retrains the proof generator or the operator models.
+# Exercises 1, 2 and 4 change fields of `SufficiencySettings` with a line added right after the one where the
+# chapter builds `settings` (add `import dataclasses` too), so the chapter's own sizes stay as they are.  None
+# of them retrains the proof generator or the operator models.
 
 # %% [markdown]
 # ### 1. Predict the table: at most two iterations
 #
-# Change the settings to `SufficiencySettings(seed=seed, iterations=2)` (3 by default).  The
-# traces are then the experiments chapter's two-iteration run, read from the cache when it is there.  Before
+# Add `settings = dataclasses.replace(settings, iterations=2)` right after the line that starts
+# `settings = sized_settings(SufficiencySettings` (3 iterations by default).  The traces are then the experiments chapter's two-iteration run, read from the cache when it is there.  Before
 # running, predict:
 #
 # - which systems' rows will become identical;
@@ -641,13 +642,13 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # %% [markdown]
 # ### 2. The reference threshold
 #
-# Change the settings to `SufficiencySettings(seed=seed, calibration_claims=0)`.  The
-# generated rule then keeps `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`).
+# Add `settings = dataclasses.replace(settings, calibration_claims=0)` right after the line that starts
+# `settings = sized_settings(SufficiencySettings`.  The generated rule then keeps `SufficiencySettings.threshold`, the reference code's value (`REFERENCE_THRESHOLD`).
 # The aligned rule keeps `AlignedSettings.threshold` (0.5).  Neither is calibrated.
 #
-# For a second run, set thresholds of your own, e.g. `SufficiencySettings(seed=seed, calibration_claims=0, threshold=-2.0,
-# aligned=aligned_proofs.AlignedSettings(threshold=0.2))`.  Only the threshold changes, so the operator model
-# is read from the cache.
+# For a second run, set thresholds of your own: make the added line, e.g.,
+# `settings = dataclasses.replace(settings, calibration_claims=0, threshold=-2.0, aligned=dataclasses.replace(settings.aligned, threshold=0.2))`.
+# Only the thresholds change, so the operator model is read from the cache.
 #
 # Predict how the `avg_hops` and recall@5 of `suff-aligned` and `suff-natlog` will move as each
 # threshold rises.  Predict also which other system's row will change although its model does not.  The
@@ -662,8 +663,8 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # %% [markdown]
 # ### 3. The error analysis of the lexical rule
 #
-# In the error-analysis cell replace `run["suff-aligned"].details` by `run["suff-lexical"].details`.  Before
-# running, predict which of the error classes (`alignment`, `operator`, `automaton`, `no proof kept`) can occur
+# In a copy, change `run["suff-aligned"].details` to `run["suff-lexical"].details` (the error-analysis cell).
+# Before running, predict which of the error classes (`alignment`, `operator`, `automaton`, `no proof kept`) can occur
 # for `suff-lexical` and which cannot.  Predict also whether `#` will make up a larger share of the steps on
 # insufficient selections than on sufficient ones.
 #
@@ -679,8 +680,8 @@ display(HTML(natlog.proofs_html([p for _, p in examples], [c for c, _ in example
 # %% [markdown]
 # ### 4. FEVER-Symmetric verdicts from five beams
 #
-# Change the settings to `SufficiencySettings(seed=seed, verdict_beam=5)` (1 by default:
-# the best proof of a greedy decode).  Predict:
+# Add `settings = dataclasses.replace(settings, verdict_beam=5)` right after the line that starts
+# `settings = sized_settings(SufficiencySettings` (1 by default: the best proof of a greedy decode).  Predict:
 #
 # - how the verdict table will change (the counts of NOT ENOUGH INFO and of `no proof`);
 # - whether the generated proofs' `verdict_acc` on dev and test will move by more than its interval;

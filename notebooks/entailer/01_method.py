@@ -335,8 +335,9 @@ plt.show()
 # %% [markdown]
 # ### 4. How hot can the sampler run?
 #
-# The sampling table compares the paper's temperature 2.0 with this book's `Settings.temperature`.  Add a cell
-# after it (leave the original call alone: the glued sentence reads its first two rows):
+# The sampling table compares the paper's temperature 2.0 with this book's `Settings.temperature`.  Add the cell
+# below right after the cell that starts `sampling = pd.DataFrame(` (leave the original call alone: the glued
+# sentence reads its first two rows):
 #
 # ```python
 # pd.DataFrame(entailer_experiments.sampling_check(components, hypotheses, settings.k, seed,
@@ -356,7 +357,8 @@ plt.show()
 # %% [markdown]
 # ### 5. Deeper trees
 #
-# Add a cell after the trees that proves the same hypotheses to depth 3:
+# Add the cell below right after the cell that starts `scores = pd.DataFrame(` (the scores figure under the
+# trees).  It proves the same hypotheses to depth 3:
 #
 # ```python
 # deep = answer_question(question.id, [(o.label, o.text) for o in question.options], hypotheses,

@@ -373,8 +373,8 @@ deep_table.assign(margin=deep_table["proof"] - deep_table["direct confidence"]).
 # %% [markdown]
 # ### 3. The paper's temperature, the paper's source
 #
-# In your copy, make the added line `settings = dataclasses.replace(settings, temperature=2.0)`.  The premises
-# of `entailer-*` then come from the generator sampled at the paper's temperature (`Settings.temperature` is
+# In your copy, add `settings = dataclasses.replace(settings, temperature=2.0)` right after the line that starts
+# `data_path, results, settings =` (in place of exercise 2's line, or with it).  The premises of `entailer-*` then come from the generator sampled at the paper's temperature (`Settings.temperature` is
 # lower in this book).  First read the sampling table of the method chapter.  Then predict, before running:
 #
 # - what `entailer-sampled-d1` does with an option none of whose samples is a well-formed premise set;

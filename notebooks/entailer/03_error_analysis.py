@@ -256,7 +256,7 @@ if demo["taught"]:
 #
 # When every top-level candidate of an option is rejected, the search still scores the option by the best
 # rejected candidate.  The root's note then says "every candidate rejected; scored by the best rejected one".
-# Add a cell after the category table:
+# Add the cell below right after the cell that starts `counts = pd.Series(` (the category table):
 #
 # ```python
 # chosen = [next(o for o in e["answer"].options if o.label == e["predicted"]) for e in wrong]
@@ -298,8 +298,8 @@ if demo["taught"]:
 # `BeliefMemory` matches a statement to a stored correction exactly (normalised text).  Given an `embed`
 # function, it also matches by MiniLM cosine of at least `threshold` (`DEFAULT_THRESHOLD` in
 # `proofbook.entailer.memory`).  In your copy, change
-# `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode)` first to
-# `memory = BeliefMemory(memory_file)` (exact matches only), then to
+# `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode)` to
+# `memory = BeliefMemory(memory_file)` (exact matches only).  For a second run, make the line
 # `memory = BeliefMemory(memory_file, embed=SentenceEmbedder("minilm").encode, threshold=0.75)`.
 #
 # Before each run, predict the two glued counts: questions whose search a taught belief entered, and answers

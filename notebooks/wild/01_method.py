@@ -302,8 +302,8 @@ timing.round(4).to_frame("median seconds")
 #
 # Fine-grained retrieval runs with the paper's sizes (`K1_TOKENS`, `STRIDE`, `TOP_WINDOWS` and `K2_TOKENS` in
 # `proofbook.wild.fine_grained`).  So a cached snippet is one or two windows, and the expansion reaches all of
-# it.  Add a cell after the Stage 3 print that reruns the stage on the same pages and questions with short
-# windows and no expansion:
+# it.  Add the cell below right after the cell that starts `for name, size in fine_grained.SIZES.items():` (the
+# Stage 3 print).  It reruns the stage on the same pages and questions with short windows and no expansion:
 #
 # ```python
 # from proofbook.wild.fine_grained import fine_grained_retrieval
@@ -332,7 +332,8 @@ timing.round(4).to_frame("median seconds")
 # The trained generator decodes freely with beam search.  `GeneratorSettings.copy_constrained` decodes with
 # `CopyConstraint` instead: only the claim's own tokens and a few of `QUESTION_WORDS`, each token at most once.
 # Setting it in `WildSettings.generator` would retrain the generator, because the setting is part of its cache
-# key.  Decoding the trained model with the constraint does not.  Add a cell after Stage 1:
+# key.  Decoding the trained model with the constraint does not.  Add the cell below right after the cell that
+# starts `questions = {"annotated": AnnotatedQuestions().questions(claim),` (Stage 1):
 #
 # ```python
 # from dataclasses import replace
@@ -363,8 +364,8 @@ timing.round(4).to_frame("median seconds")
 #
 # `strip_verdict` (in `proofbook.wild.veracity`) removes the sentences of a justification that state or define a
 # rating.  The evidence classifier reads at most `WildSettings.evidence.max_length` tokens of claim and evidence
-# together (a `VeracitySettings.max_length`).  Add a cell after Stage 5 that scores three evidence texts for this
-# claim:
+# together (a `VeracitySettings.max_length`).  Add the cell below right after the cell that starts
+# `probabilities = wild_experiments.predict_conditions(` (Stage 5).  It scores three evidence texts for this claim:
 #
 # ```python
 # from proofbook.wild.veracity import VERDICT_SENTENCE, claimdecomp_examples, strip_verdict

@@ -169,7 +169,8 @@ for shown_id in shown_ids:
 #
 # The flipped-claims table compares `web-summaries` with `claim-only`.  But those two classifiers differ in two
 # ways: the evidence, and the extra fine-tuning on LIAR-PLUS `val2` and ClaimDecomp dev.  `claim-only-matched` has
-# the extra fine-tuning without the evidence.  Add a cell after the flipped-claims table:
+# the extra fine-tuning without the evidence.  Add the cell below right after the cell that starts
+# `flips = wild_experiments.flipped_claims(` (the flipped-claims table):
 #
 # ```python
 # for system in ("claim-only-matched", "justification", "web-snippets", "web-summaries"):

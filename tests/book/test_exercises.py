@@ -96,8 +96,10 @@ def resolve(func: ast.expr, names: dict):
 
 
 def settings_class(code: str):
-    """The class the chapter passes as ``settings=`` to ``start``, imported as the chapter imports it."""
-    match = re.search(r"\bsettings=([A-Za-z_][\w.]*)", code)
+    """The class the chapter passes as ``settings=`` to ``start`` (or builds ``settings`` from with
+    ``sized_settings``), imported as the chapter imports it."""
+    match = (re.search(r"\bsettings=([A-Za-z_][\w.]*)", code)
+             or re.search(r"^settings = sized_settings\(([A-Za-z_][\w.]*)", code, re.M))
     if match is None:
         return None
     found = resolve(ast.parse(match.group(1), mode="eval").body, imported_objects(code))
@@ -303,10 +305,11 @@ def library_calls_checked(source) -> tuple[str, ...]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
                 continue
-            replaced = (ast.unparse(node.func) == "dataclasses.replace" and bool(node.args)
-                        and isinstance(node.args[0], ast.Call))
-            try:                                              # replace(Settings.full(seed), field=...): its fields
-                target = resolve(node.args[0].func if replaced else node.func, names)
+            replaced = ast.unparse(node.func) == "dataclasses.replace" and bool(node.args) and (
+                isinstance(node.args[0], ast.Call) or ast.unparse(node.args[0]) == "settings")
+            try:            # replace(Settings.full(seed), field=...) or replace(settings, field=...): its fields
+                target = (settings_class(code) if replaced and not isinstance(node.args[0], ast.Call)
+                          else resolve(node.args[0].func if replaced else node.func, names))
             except AssertionError as err:
                 raise AssertionError(f"{source.name}: `{span}`: {err}") from None
             if replaced:

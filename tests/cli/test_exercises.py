@@ -20,7 +20,7 @@ CHAPTER = NOTEBOOK + '''
 #
 # ### 2. Fewer examples
 #
-# Rerun with `-p limit 2` and `-p seed S`.
+# Rerun with `-p limit 2`.
 #
 # ### 3. Another value
 #
@@ -28,13 +28,20 @@ CHAPTER = NOTEBOOK + '''
 #
 # ### 4. Look closer
 #
+# Add the cell below right after the cell that starts
+# `from pathlib import Path`:
+#
 # ```python
-# print(value)
+# print("value:", 0.25 if smoke else 0.5)
 # ```
 #
 # ### 5. Your own
 #
-# Write your own rule.
+# Write your own rule, for instance:
+#
+# ```python
+# print(value)
+# ```
 '''
 
 
@@ -50,11 +57,45 @@ def test_each_exercise_is_read_with_its_kind_and_its_changes(chapter):
     found = exercises.read_exercises(chapter)
     assert [(e.number, e.kind) for e in found] == [(1, "no computer"), (2, "rerun"), (3, "edit"), (4, "cell"),
                                                     (5, "reading")]
-    assert found[1].parameters == (("limit", "2"),)               # the reader's S is theirs to choose
+    assert found[1].parameters == (("limit", "2"),) and found[1].chosen == ()
     assert found[2].edits == (exercises.Edit("change", "0.25 if smoke else 0.5", "0.75"),)
     assert found[2].parameters == (("limit", "3"),) and found[0].title == "By hand (no computer needed)"
+    assert found[3].edits == (exercises.Edit("cell", "from pathlib import Path",
+                                             'print("value:", 0.25 if smoke else 0.5)\n'),)
     lines = exercises.listing(exercises.exercise_rows(found, {}))
     assert len(lines) == 5 and "[-p limit 3; change `0.25 if smoke else 0.5`]" in lines[2]
+    assert "[cell after `from pathlib import Path`]" in lines[3]
+
+
+@pytest.mark.unit
+def test_a_value_the_reader_chooses_makes_a_rerun_that_is_costed_and_not_run_here(chapter, tmp_path):
+    chapter.write_text(CHAPTER.replace("Rerun with `-p limit 2`.", "Rerun with `-p limit 2` and `-p seed S`."),
+                       encoding="utf-8")
+    found = exercises.read_exercises(chapter)
+    assert found[1].kind == "rerun" and found[1].parameters == (("limit", "2"),) and found[1].chosen == ("seed",)
+    assert exercises.minutes_here(found[1], {found[1].chapter: 3.0}) == "~3.0 min"
+    with pytest.raises(exercises.ExerciseError, match=r"asks for a value you choose \(-p seed \.\.\.\)"):
+        exercises.run_exercise(chapter, found[1], tmp_path / "never")
+
+
+@pytest.mark.unit
+def test_a_cell_goes_after_the_one_cell_its_exercise_names_and_lines_after_their_line_as_written(tmp_path):
+    source = tmp_path / "cells.py"
+    source.write_text('# %% tags=["parameters"]\nsmoke = False\n\n# %%\nfor x in range(2):\n    y = x\n\n'
+                      '# %%\nprint(y)\n\n# %% [markdown]\n# ## Exercises\n#\n# ### 1. C\n#\n'
+                      '# Add the cell below right after the cell that starts `for x in`:\n#\n# ```python\n'
+                      '# z = [A for A in range(y)]\n# ```\n#\n# ### 2. L\n#\n# Add the lines below right after '
+                      'the line that starts `y = x`:\n#\n# ```python\n# z = y\n#\n# y = -z\n# ```\n',
+                      encoding="utf-8")
+    found = exercises.read_exercises(source)
+    assert [e.kind for e in found] == ["cell", "cell"] and found[1].edits[0].kind == "lines"
+    edited = exercises.edited_notebook(source, [edit for e in found for edit in e.edits])
+    code = [cell.source for cell in edited.cells if cell.cell_type == "code"]
+    assert code[1:] == ["for x in range(2):\n    y = x\n    z = y\n\n    y = -z",
+                        "z = [A for A in range(y)]", "print(y)"]           # as written: no placeholder for A
+    gone = exercises.Edit("cell", "while", "print(1)")
+    with pytest.raises(exercises.ExerciseError, match="adds a cell after the one that starts `while`, found 0"):
+        exercises.edited_notebook(source, [gone])
 
 
 @pytest.mark.unit
@@ -84,7 +125,7 @@ def test_a_call_an_exercise_restates_gets_its_arguments_and_several_such_edits_a
 def test_each_exercise_costs_nothing_by_hand_and_about_its_chapters_recorded_run_when_it_reruns(chapter):
     found = exercises.read_exercises(chapter)
     costs = [exercises.minutes_here(e, {found[0].chapter: 2.04}) for e in found]
-    assert costs == ["0 min", "~2.0 min", "~2.0 min", "-", "-"]
+    assert costs == ["0 min", "~2.0 min", "~2.0 min", "~2.0 min", "-"]
     assert [exercises.minutes_here(e, {}) for e in found[:3]] == ["0 min", "-", "-"]    # no recorded run here
     retraining = dataclasses.replace(found[1], retrains=True)
     assert exercises.minutes_here(retraining, {found[0].chapter: 0.01}) == "~0.1 min + training"
@@ -162,8 +203,9 @@ def test_measure_runs_every_exercise_that_reruns_the_chapter_and_keeps_their_tim
     monkeypatch.setattr(exercises, "chapter_source", lambda name: chapter)
     assert exercises.main(str(chapter), output=str(tmp_path / "runs"), measure=True) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert [line.split(" (")[0] for line in printed] == ["tiny exercise 2", "tiny exercise 3"]
-    assert sorted(p.name for p in (tmp_path / "times" / "tiny").iterdir()) == ["2.json", "3.json"]
+    assert [line.split(" (")[0] for line in printed] == ["tiny exercise 2", "tiny exercise 3", "tiny exercise 4"]
+    assert sorted(p.name for p in (tmp_path / "times" / "tiny").iterdir()) == ["2.json", "3.json", "4.json"]
     assert (tmp_path / "runs" / "3" / "tiny.ipynb").is_file()
+    assert "value: 0.5" in (tmp_path / "runs" / "4" / "tiny.ipynb").read_text(encoding="utf-8")   # the added cell ran
     found = exercises.read_exercises(chapter)
-    assert set(exercises.measured_minutes(found)) == {("tiny", 2), ("tiny", 3)}
+    assert set(exercises.measured_minutes(found)) == {("tiny", 2), ("tiny", 3), ("tiny", 4)}

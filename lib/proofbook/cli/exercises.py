@@ -10,12 +10,15 @@ reader to change is written in a few fixed forms, which :func:`read_exercises` r
 - "change the config to `CALL`" (the one call assigned to ``config``) or "change the call to `CALL`" (the one call
   of ``CALL``'s function): that call gets ``CALL``'s arguments, those it does not name kept as they are (so
   several such exercises applied to one copy add up);
+- "add the cell below right after the cell that starts `START`" (or "the lines below ... the line that starts
+  `START`") followed by a ``python`` code block: exactly one code cell (one code line) starts with ``START``, and the
+  block becomes a new cell after it (is added after that line, with its indentation), as written;
 - "add `import dataclasses`", "import `Name` from `proofbook.module`": imports the edits need, added with the
   edit that uses them;
-- "`-p NAME VALUE`", alone or in a ``python -m proofbook run`` command: a parameter of the rerun, unless its
-  value is the reader's to choose (a word in capitals, such as ``ID``); a command may name another chapter
-  (the reproduction report's exercises rerun an Entailer chapter);
-- a ``python`` code block: code to run in a cell of the chapter's executed copy (no rerun);
+- "`-p NAME VALUE`", alone or in a ``python -m proofbook run`` command: a parameter of the rerun; a value in
+  capitals (``-p example_id ID``) is the reader's to choose, so the rerun is costed but not run here; a command
+  may name another chapter (the reproduction report's exercises rerun an Entailer chapter);
+- a ``python`` code block with no place stated: code the reader places (the exercise is read, not run here);
 - "(no computer needed)" in the title: an exercise done with pen and paper (a hint shows a library call that
   checks it).
 
@@ -30,8 +33,9 @@ hand; for one that reruns a chapter, its measured time when ``--run`` (or ``--me
 a chapter in turn) timed it here on the chapter's current source (:func:`record_time`, kept under
 ``_build/exercise-times/``, not committed), else about that chapter's last recorded run
 (:func:`proofbook.cli.status.chapter_runs`), since its models come from the cache, plus the training when the
-exercise says it retrains ("retrains", "retrained", "trained again"); a cell or a change the reader writes is not
-estimated.
+exercise says it retrains ("retrains", "retrained", "trained again"); a change the reader writes is not
+estimated.  A cell exercise costs a run of the chapter too: the new cell needs the chapter's objects, so a reader
+in Jupyter runs the chapter's cells (its models from the cache) before it, as :func:`run_exercise` does.
 """
 from __future__ import annotations
 
@@ -50,7 +54,9 @@ from proofbook.core.provenance import sha256_file
 
 CHANGE = re.compile(r"[Cc]hange\s+`([^`]+)`(?:\s+in the `[^`]+` call)?\s+to\s+`([^`]+)`")
 SET_CALL = re.compile(r"[Cc]hange the (config|call) to\s+`([^`]+)`")
-INSERT = re.compile(r"`([^`]+)`[^`]{0,80}?right after the line that starts\s+`([^`]+)`")
+INSERT = re.compile(r"`([^`]+)`(?:(?!below)[^`]){0,80}?right after the line that starts\s+`([^`]+)`")
+BLOCK = re.compile(r"the\s+(cell|lines)\s+below\s+right\s+after\s+the\s+(?:cell|line)\s+that\s+starts\s+`([^`]+)`"
+                   r".*?```python\n(.*?)```", re.S)
 IMPORT_LINE = re.compile(r"`((?:import|from) [\w. ,]+)`")
 IMPORT_NAME = re.compile(r"`(\w+)`\s+from\s+`(proofbook(?:\.\w+)+)`")
 SPAN = re.compile(r"`([^`]+)`")
@@ -65,6 +71,10 @@ PLACEHOLDER = "0.3"
 OUTPUT_PARAMETERS = ("results_dir", "figures_dir")
 
 
+#: the edit kinds that add code (a cell, or lines) rather than change the chapter's own
+ADDED_CODE = ("cell", "lines")
+
+
 class ExerciseError(ValueError):
     """An exercise that cannot be followed as written: the chapter, the exercise and what went wrong."""
 
@@ -72,8 +82,9 @@ class ExerciseError(ValueError):
 @dataclass(frozen=True)
 class Edit:
     """One change to a copy of a chapter: ``change`` replaces ``anchor`` by ``text``; ``insert`` adds the line
-    ``text`` after the line that starts with ``anchor``; ``call`` gives the one call that ``anchor`` names (the
-    name it is assigned to, or its function) the arguments of the call ``text``."""
+    ``text`` after the line that starts with ``anchor`` (``lines``: the lines ``text``, as written); ``cell`` adds
+    the code cell ``text`` after the cell that starts with ``anchor``; ``call`` gives the one call that ``anchor``
+    names (the name it is assigned to, or its function) the arguments of the call ``text``."""
 
     kind: str
     anchor: str
@@ -92,9 +103,10 @@ class Exercise:
     imports: tuple[str, ...]
     zero_compute: bool
     target: str | None = None               # the chapter its command reruns, when not this one
-    code: bool = False                      # it has code to run in a cell of the executed copy
+    code: bool = False                      # its text holds a ``python`` code block
     command: bool = False                   # it gives the rerun's command (``python -m proofbook run``)
     retrains: bool = False                  # it says its change retrains models (longer than a rerun)
+    chosen: tuple[str, ...] = ()            # parameters whose value the reader picks (``-p example_id ID``)
 
     @property
     def runs(self) -> str:
@@ -103,16 +115,16 @@ class Exercise:
 
     @property
     def kind(self) -> str:
-        """``no computer``, ``edit`` (a changed copy of the chapter, run), ``rerun`` (the chapter run with other
-        parameters), ``cell`` (code run in the executed copy) or ``reading`` (the changes are the reader's to
-        write)."""
+        """``no computer``, ``edit`` (a changed copy of the chapter, run), ``cell`` (a copy with code added: a
+        cell, or lines after one, run), ``rerun`` (the chapter run with other parameters) or ``reading`` (the
+        changes are the reader's to write)."""
         if self.zero_compute:
             return "no computer"
         if self.edits:
-            return "edit"
-        if self.parameters or self.command:
+            return "cell" if all(edit.kind in ADDED_CODE for edit in self.edits) else "edit"
+        if self.parameters or self.command or self.chosen:
             return "rerun"
-        return "cell" if self.code else "reading"
+        return "reading"
 
 
 def _markdown(source: Path) -> str:
@@ -133,8 +145,11 @@ def exercises_text(source: Path) -> str:
 
 def read_edits(text: str) -> list[Edit]:
     """The edits ``text`` asks for, in the order it states them."""
+    found = [(len(_flat(text[:m.start()])),                   # where it is in the flattened text, as the others
+              Edit("cell" if m.group(1) == "cell" else "lines", _flat(m.group(2)), m.group(3)))
+             for m in BLOCK.finditer(text)]
     text = _flat(text)
-    found = [(m.start(), Edit("change", m.group(1), m.group(2))) for m in CHANGE.finditer(text)]
+    found += [(m.start(), Edit("change", m.group(1), m.group(2))) for m in CHANGE.finditer(text)]
     found += [(m.start(), Edit("insert", m.group(2), m.group(1))) for m in INSERT.finditer(text)]
     found += [(m.start(), Edit("call", m.group(1) if m.group(1) == "config" else _callee(m.group(2)), m.group(2)))
               for m in SET_CALL.finditer(text)]
@@ -149,10 +164,11 @@ def read_imports(text: str) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def _parameters(text: str) -> tuple[tuple[tuple[str, str], ...], str | None, bool]:
+def _parameters(text: str) -> tuple[tuple[tuple[str, str], ...], str | None, bool, tuple[str, ...]]:
     """The rerun's ``-p`` pairs stated in ``text`` (output folders and the reader's placeholders left out), the
-    chapter its command names (a book chapter, not an edited copy), and whether it gives a command."""
-    pairs, target, commands = [], None, False
+    chapter its command names (a book chapter, not an edited copy), whether it gives a command, and the names of
+    the parameters whose value the reader chooses."""
+    pairs, target, commands, chosen = [], None, False, []
     for span in SPAN.findall(_flat(text)):
         span = span.strip()
         command = COMMAND.match(span)
@@ -160,9 +176,10 @@ def _parameters(text: str) -> tuple[tuple[tuple[str, str], ...], str | None, boo
         if command:
             target = target or runner.notebook_id(Path(command.group(1)))
         if command or span.startswith("-p "):
-            pairs += [(name, value) for name, value in PARAMETER.findall(span)
-                      if name not in OUTPUT_PARAMETERS and not re.fullmatch(r"[A-Z_]+", value)]
-    return tuple(dict.fromkeys(pairs)), target, commands
+            found = [(name, value) for name, value in PARAMETER.findall(span) if name not in OUTPUT_PARAMETERS]
+            pairs += [(name, value) for name, value in found if not re.fullmatch(r"[A-Z_]+", value)]
+            chosen += [name for name, value in found if re.fullmatch(r"[A-Z_]+", value) and name != "NAME"]
+    return tuple(dict.fromkeys(pairs)), target, commands, tuple(dict.fromkeys(chosen))
 
 
 def sections(text: str) -> list[tuple[int, str, str]]:
@@ -180,11 +197,11 @@ def read_exercises(source: Path) -> list[Exercise]:
     chapter = runner.notebook_id(source)
     out = []
     for number, title, body in sections(exercises_text(source)):
-        parameters, target, command = _parameters(body)
+        parameters, target, command, chosen = _parameters(body)
         out.append(Exercise(chapter, number, title, tuple(read_edits(body)), parameters,
                             tuple(read_imports(body)), ZERO_COMPUTE in title,
                             target if target != chapter else None, "```python" in body, command,
-                            bool(RETRAINS.search(_flat(body)))))
+                            bool(RETRAINS.search(_flat(body))), chosen))
     return out
 
 
@@ -247,12 +264,20 @@ def edited_notebook(source: Path, edits, imports=()):
     that does not find exactly one place."""
     import jupytext
 
+    from nbformat.v4 import new_code_cell
+
     source = Path(source)
     notebook = jupytext.read(source, fmt="py:percent")
-    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     for edit in edits:
-        new = re.sub(r"\b[A-Z]\b", PLACEHOLDER, edit.text)
-        if edit.kind == "call":
+        code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+        new = edit.text.strip("\n") if edit.kind in ADDED_CODE else re.sub(r"\b[A-Z]\b", PLACEHOLDER, edit.text)
+        if edit.kind == "cell":
+            places = [cell for cell in code if cell.source.startswith(edit.anchor)]
+            if len(places) != 1:
+                raise ExerciseError(f"{source.name}: the exercise adds a cell after the one that starts "
+                                    f"`{edit.anchor}`, found {len(places)} such cells in the code")
+            notebook.cells.insert(notebook.cells.index(places[0]) + 1, new_code_cell(new))
+        elif edit.kind == "call":
             calls = [(cell, call) for cell in code for call in _calls(cell.source, edit.anchor)]
             if len(calls) != 1:
                 raise ExerciseError(f"{source.name}: the exercise changes the call `{edit.anchor}` names, found "
@@ -277,7 +302,7 @@ def edited_notebook(source: Path, edits, imports=()):
                                     f"`{edit.anchor}`, found {len(places)} such lines in the code")
             cell, line = places[0]
             indent = line[:len(line) - len(line.lstrip())]
-            added = "".join(f"{indent}{s}\n" for s in [*_needed_imports(new, imports), new])
+            added = "".join(f"{indent}{s}\n" if s else "\n" for s in [*_needed_imports(new, imports), *new.split("\n")])
             cell.source = cell.source.replace(line + "\n", line + "\n" + added, 1) if line + "\n" in cell.source \
                 else cell.source.replace(line, line + "\n" + added.rstrip("\n"), 1)
     return notebook
@@ -312,18 +337,22 @@ def find(chapter: str, number: int) -> tuple[Path, Exercise]:
 
 
 #: the kinds of exercise that run a chapter (:func:`run_exercise`), and why the others do not
-RUNNABLE = ("edit", "rerun")
-NOT_RUN = {"no computer": "it is done by hand", "cell": "its code runs in a cell of the executed copy",
-           "reading": "its changes are the reader's to write"}
+RUNNABLE = ("edit", "cell", "rerun")
+NOT_RUN = {"no computer": "it is done by hand", "reading": "its changes are the reader's to write"}
 
 
 def run_exercise(source: Path, exercise: Exercise, folder: Path, smoke: bool = False) -> float:
     """Run ``exercise`` of the chapter ``source`` as a reader would: a copy with its edits (or the chapter its
     command names), with its parameters, the results, figures and executed copy in ``folder``; returns the
-    seconds it took.  An exercise of another kind (:data:`NOT_RUN`) is an :class:`ExerciseError` saying why."""
+    seconds it took.  An exercise of another kind (:data:`NOT_RUN`), or one whose parameter value is the reader's
+    to choose, is an :class:`ExerciseError` saying why."""
     if exercise.kind not in RUNNABLE:
         raise ExerciseError(f"{exercise.chapter} exercise {exercise.number} ({exercise.title}) runs no chapter: "
                             f"{NOT_RUN[exercise.kind]}")
+    if exercise.chosen:
+        raise ExerciseError(f"{exercise.chapter} exercise {exercise.number} ({exercise.title}) asks for a value you "
+                            f"choose ({', '.join(f'-p {name} ...' for name in exercise.chosen)}): run the chapter "
+                            "with yours, `python -m proofbook run` as its exercises say")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     chapter = chapter_source(exercise.target) if exercise.target else Path(source)
@@ -383,10 +412,11 @@ def measured_minutes(exercises, times: Path | None = None) -> dict[tuple[str, in
 
 def minutes_here(exercise: Exercise, chapter_minutes: dict[str, float | None],
                  measured: dict[tuple[str, int], float] | None = None) -> str:
-    """What ``exercise`` costs here: ``0 min`` by hand; for a rerun or an edited copy ``N min (measured)`` from
+    """What ``exercise`` costs here: ``0 min`` by hand; for a rerun or a copy (edited, or with a cell added)
+    ``N min (measured)`` from
     ``measured`` (:func:`measured_minutes`), else ``~N min`` from ``chapter_minutes`` (a chapter's id -> the
     minutes of its last recorded run, None when none is recorded; ``+ training`` when it retrains); ``-`` when
-    not estimated (a cell, a change of the reader's, no recorded run)."""
+    not estimated (a change of the reader's, no recorded run)."""
     if exercise.kind == "no computer":
         return "0 min"
     if exercise.kind not in RUNNABLE:
@@ -421,8 +451,9 @@ def exercise_rows(exercises, chapter_minutes: dict[str, float | None],
     """One row per exercise: chapter, number, kind, its cost here (:func:`minutes_here`), title, what it changes."""
     rows = []
     for e in exercises:
-        changes = [f"-p {n} {v}" for n, v in e.parameters] + [
-            f"arguments of `{x.anchor}`" if x.kind == "call" else f"{x.kind} `{x.anchor}`" for x in e.edits]
+        changes = [f"-p {n} {v}" for n, v in e.parameters] + [f"-p {n} (yours)" for n in e.chosen] + [
+            f"arguments of `{x.anchor}`" if x.kind == "call" else
+            f"{x.kind} after `{x.anchor}`" if x.kind in ADDED_CODE else f"{x.kind} `{x.anchor}`" for x in e.edits]
         changes += [f"runs {e.target}"] if e.target else []
         rows.append({"chapter": e.chapter, "exercise": e.number, "kind": e.kind,
                      "cost here": minutes_here(e, chapter_minutes, measured), "title": e.title,
@@ -466,6 +497,9 @@ def main(chapter: str | None = None, number: int | None = None, output: str | No
     runnable = [e for e in read_exercises(source) if e.kind in RUNNABLE]
     if not runnable:
         raise ExerciseError(f"{runner.notebook_id(source)} has no exercise that runs a chapter")
-    for exercise in runnable:
+    for exercise in [e for e in runnable if e.chosen]:
+        print(f"{exercise.chapter} exercise {exercise.number} ({exercise.title}): not run (its "
+              f"{', '.join(exercise.chosen)} is the reader's to choose)", flush=True)
+    for exercise in [e for e in runnable if not e.chosen]:
         _timed(source, exercise, Path(output) / str(exercise.number), smoke)
     return 0
